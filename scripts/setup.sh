@@ -9,11 +9,19 @@ PYTHON="${PYTHON:-python3}"
 extras="rl,llm"
 if [ "${1:-}" = "--dev" ]; then extras="rl,llm,ray,dev"; fi
 
-# Debian's Chromium for Playwright (the web envs and the phone simulator drive it at /usr/bin/chromium).
-if [ ! -x /usr/bin/chromium ]; then
+# Debian's Chromium for Playwright: the web envs and the phone simulator drive /usr/bin/chromium-headless-shell
+# (the same Chromium without the browser UI: about half the CPU per page load) and fall back to /usr/bin/chromium.
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromium-headless-shell ]; then
   SUDO=""; if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  APT="$SUDO env DEBIAN_FRONTEND=noninteractive apt-get"
+  $APT update -qq || echo "apt-get update failed; trying the package lists already on this machine"
+  $APT install -y -qq chromium chromium-headless-shell >/dev/null \
+    || $APT install -y -qq chromium >/dev/null \
+    || echo "could not install Chromium with apt-get"
+  if [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-headless-shell ]; then
+    echo "no Chromium: install Debian's chromium package (or set PERSONAL_ENVS_CHROMIUM) and run this again" >&2
+    exit 1
+  fi
 fi
 
 # PyTorch first, pinned, so nothing later pulls a CUDA build.

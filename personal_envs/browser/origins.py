@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -62,6 +63,22 @@ class AllowedOrigins:
             return True
         origin = origin_of(url)
         return origin is not None and origin in self._origins
+
+    def outside_pattern(self) -> re.Pattern[str]:
+        """A regular expression matching the URLs this set does *not* allow, in syntax JavaScript shares.
+
+        Playwright evaluates a route's regular expression in its driver, so routing only this pattern keeps the
+        allowed requests (nearly all of them) off the Python side; :meth:`allows` stays the reference and the
+        route handler re-checks with it.
+        """
+        alternatives = []
+        for scheme, host, port in sorted(self._origins):
+            host_text = re.escape(f"[{host}]" if ":" in host else host)
+            port_text = f"(?::{port})?" if _DEFAULT_PORTS.get(scheme) == port else f":{port}"
+            alternatives.append(f"{scheme}://{host_text}{port_text}")
+        schemes = "|".join(sorted(ALWAYS_ALLOWED_SCHEMES))
+        allowed = f"(?:{'|'.join(alternatives)})(?:[/?#]|$)" if alternatives else "(?!)"
+        return re.compile(f"^(?!(?:{schemes}):)(?!{allowed})", re.IGNORECASE)
 
     def describe(self) -> str:
         """The allowed origins as comma-separated text."""

@@ -81,12 +81,13 @@ INSPECT_ELEMENT_JS = """
 }
 """
 
-#: Resolves after two animation frames (bounded by the caller's timeout): lets scrolling and layout settle.
+#: Resolves at the next animation frame, or after 100 ms if no frame comes: a wheel scroll Playwright has delivered
+#: is applied to the document by then (measured: ``scrollY`` moves after one frame, not before).
 NEXT_FRAMES_JS = """
 () => new Promise(resolve => {
   const done = () => resolve(true);
   const timer = setTimeout(done, 100);
-  requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); done(); }));
+  requestAnimationFrame(() => { clearTimeout(timer); done(); });
 })
 """
 

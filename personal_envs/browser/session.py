@@ -25,6 +25,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from personal_envs.browser.actions import BROWSER_ACTIONS, MAX_WAIT_MS
 from personal_envs.browser.axtree import MAX_TEXT_CHARS, index_dom_snapshot, render_axtree, render_dom_records
+from personal_envs.browser.cdp import Command, send_concurrently
 from personal_envs.browser.errors import describe_playwright_error, is_dead_target_error
 from personal_envs.browser.host import BrowserDied, BrowserError, BrowserHost
 from personal_envs.browser.marks import decode_image, draw_set_of_marks
@@ -426,7 +427,7 @@ class BrowserSession:
         context.set_default_timeout(self.action_timeout_s * 1000)
         context.set_default_navigation_timeout(self.navigation_timeout_s * 1000)
         if self.allowed is not None:
-            context.route("**/*", self._route)
+            context.route(self.allowed.outside_pattern(), self._route)
         context.on("page", self._on_page)
         self._context = context
         self._cdp.clear()
@@ -508,13 +509,17 @@ class BrowserSession:
         return session
 
     def _cdp_send(self, page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self._cdp_send_all(page, [(method, params)])[0]
+
+    def _cdp_send_all(self, page: Page, commands: Sequence[Command]) -> list[Any]:
+        """Send DevTools commands to ``page`` all at once (see :mod:`personal_envs.browser.cdp`); their results."""
         try:
-            return self._cdp_for(page).send(method, params)
+            return send_concurrently(self._cdp_for(page), commands)
         except PlaywrightError as exc:
             if page.is_closed() or not is_dead_target_error(exc):
                 raise
             self._cdp.pop(id(page), None)  # the CDP session was detached; attach a new one once
-            return self._cdp_for(page).send(method, params)
+            return send_concurrently(self._cdp_for(page), commands)
 
     def _evaluate(self, page: Page, function_js: str, *args: Any, await_promise: bool = False) -> Any:
         """Call a page script in the current document over CDP and return its JSON result.
@@ -522,22 +527,14 @@ class BrowserSession:
         Unlike ``page.evaluate`` this does not wait while a navigation is pending: it reads the document that is
         on screen, so observing a tab whose next page is slow to answer never blocks.
         """
-        call = f"({function_js})({', '.join(json.dumps(arg) for arg in args)})"
-        reply = self._cdp_send(page, "Runtime.evaluate", {
-            "expression": call, "returnByValue": True, "awaitPromise": await_promise, "userGesture": False})
-        details = reply.get("exceptionDetails")
-        if details:
-            exception = details.get("exception") or {}
-            raise PlaywrightError(f"page script failed: {exception.get('description') or details.get('text')}")
-        return (reply.get("result") or {}).get("value")
+        return _evaluation_result(self._cdp_send(page, *_evaluate_command(function_js, args, await_promise)))
 
     def _stamp(self, page: Page) -> dict[str, Any]:
         facts = self._evaluate(page, STAMP_BIDS_JS)
         return facts if isinstance(facts, dict) else {}
 
     def _walk_dom(self, page: Page) -> tuple[dict[str, Any], list[list[Any]]]:
-        result = self._evaluate(page, _STAMP_AND_WALK_JS, MAX_TEXT_CHARS) or {}
-        return dict(result.get("facts") or {}), list(result.get("tree", {}).get("nodes") or [])
+        return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, MAX_TEXT_CHARS))
 
     def _observe_raw(self, want_tree: bool, want_shot: bool) -> _RawObservation:
         page = self._page
@@ -549,19 +546,28 @@ class BrowserSession:
             self._pending_notice = _join(self._pending_notice, self._blocked_message(page.url))
             self._leave_blocked_page()
         ax_nodes = snapshot = records = None
+        shot_command: list[Command] = [("Page.captureScreenshot", {
+            "format": "jpeg", "quality": SCREENSHOT_JPEG_QUALITY, "optimizeForSpeed": True})] if want_shot else []
+        # The screenshot is taken in the browser while the renderer builds the tree: both are sent at once.
         if want_tree and self.axtree_backend == "dom":
-            facts, records = self._walk_dom(page)
+            walk, *rest = self._cdp_send_all(
+                page, [_evaluate_command(_STAMP_AND_WALK_JS, (MAX_TEXT_CHARS,), False), *shot_command])
+            facts, records = _walk_result(_evaluation_result(walk))
         else:
             facts = self._stamp(page)
             if want_tree and self.axtree_backend == "auto" and int(facts.get("textChars") or 0) > AUTO_DOM_TEXT_CHARS:
                 facts, records = self._walk_dom(page)
+                rest = self._cdp_send_all(page, shot_command)
             elif want_tree:
-                ax_nodes = self._cdp_send(page, "Accessibility.getFullAXTree").get("nodes", [])
-                snapshot = self._cdp_send(page, "DOMSnapshot.captureSnapshot", {"computedStyles": []})
-        shot = None
-        if want_shot:
-            shot = self._cdp_send(page, "Page.captureScreenshot", {
-                "format": "jpeg", "quality": SCREENSHOT_JPEG_QUALITY, "optimizeForSpeed": True})["data"]
+                tree, snapshot, *rest = self._cdp_send_all(page, [
+                    ("Accessibility.getFullAXTree", None),
+                    ("DOMSnapshot.captureSnapshot", {"computedStyles": []}),
+                    *shot_command,
+                ])
+                ax_nodes = tree.get("nodes", [])
+            else:
+                rest = self._cdp_send_all(page, shot_command)
+        shot = rest[0]["data"] if rest else None
         pages = self._context.pages
         return _RawObservation(url=page.url, facts=facts, ax_nodes=ax_nodes, snapshot=snapshot, dom_records=records,
                                screenshot_b64=shot, tabs=tuple(p.url for p in pages),
@@ -882,6 +888,28 @@ class BrowserSession:
         if wait_ms > 0:
             page.wait_for_timeout(wait_ms)
         return ""
+
+
+def _evaluate_command(function_js: str, args: Sequence[Any], await_promise: bool) -> Command:
+    """The ``Runtime.evaluate`` command that calls ``function_js`` with JSON arguments and returns by value."""
+    call = f"({function_js})({', '.join(json.dumps(arg) for arg in args)})"
+    return "Runtime.evaluate", {"expression": call, "returnByValue": True, "awaitPromise": await_promise,
+                                "userGesture": False}
+
+
+def _evaluation_result(reply: Mapping[str, Any]) -> Any:
+    """The value of a ``Runtime.evaluate`` reply; a script exception becomes a Playwright error."""
+    details = reply.get("exceptionDetails")
+    if details:
+        exception = details.get("exception") or {}
+        raise PlaywrightError(f"page script failed: {exception.get('description') or details.get('text')}")
+    return (reply.get("result") or {}).get("value")
+
+
+def _walk_result(result: Any) -> tuple[dict[str, Any], list[list[Any]]]:
+    """``(page facts, AX records)`` from the value of the stamp-and-walk script."""
+    result = result if isinstance(result, dict) else {}
+    return dict(result.get("facts") or {}), list((result.get("tree") or {}).get("nodes") or [])
 
 
 def _describe(facts: Mapping[str, Any]) -> str:

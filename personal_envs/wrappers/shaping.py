@@ -148,30 +148,16 @@ class WebMallCheckpoints(ShapingWrapper):
         return term
 
     def checkpoints(self, info: dict[str, Any]) -> tuple[int, int]:
-        """(answer pages visited, answers carted) so far."""
+        """(answer pages visited, answers carted) so far: ``info["checkpoints"]`` when an env supplies it, else
+        the WebMall env's privileged :meth:`~personal_envs.webmall.env.WebMallEnv.checkpoint_counts`."""
         given = info.get("checkpoints")
         if isinstance(given, dict):
             return int(given.get("answer_pages_visited", 0)), int(given.get("answers_carted", 0))
-        return webmall_checkpoints(self.env.unwrapped)
-
-
-def webmall_checkpoints(env: Any) -> tuple[int, int]:
-    """(answer pages visited, answers carted) read from a WebMall env's state (privileged; for rewards only)."""
-    from personal_envs.webmall.evaluator import normalize_url
-
-    if getattr(env, "task", None) is None:
-        return 0, 0
-    wanted = {normalize_url(url) for url in env.expected_urls}
-    visited = {
-        normalize_url(f"{origin}/product/{slug}")
-        for origin, state in zip(env.cluster.shop_origins, env.cluster.states, strict=True)
-        for slug in state.visited_slugs()
-    } | set(getattr(env, "_seen_urls", set()))
-    carted: set[str] = set()
-    task = env.task
-    if getattr(task, "requires_cart", False) or getattr(task, "requires_checkout", False):
-        carted = set(env._carted_urls())
-    return len(wanted & visited), len(wanted & carted)
+        counts = getattr(self.env.unwrapped, "checkpoint_counts", None)
+        if not callable(counts):
+            raise TypeError("WebMallCheckpoints needs a WebMall env (one with checkpoint_counts())")
+        visited, carted = counts()
+        return int(visited), int(carted)
 
 
 class PersonalWABCallAccuracy(ShapingWrapper):

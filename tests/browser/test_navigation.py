@@ -34,6 +34,38 @@ def test_allowed_origins_parsing() -> None:
         AllowedOrigins(["shop.example"])
 
 
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:8000/", "http://127.0.0.1:8000", "http://127.0.0.1:8000?q=1", "http://127.0.0.1:8000#top",
+    "http://127.0.0.1:80001/", "http://127.0.0.1:8001/x", "http://127.0.0.10:8000/", "https://127.0.0.1:8000/",
+    "https://shop.example/", "https://shop.example:443/a", "HTTPS://SHOP.EXAMPLE/a", "http://shop.example/",
+    "https://shop.example.evil.org/", "https://shop.example@evil.org/", "https://shop.example:4430/",
+    "ws://127.0.0.1:8000/socket", "wss://shop.example/socket", "ws://127.0.0.1:8001/",
+    "about:blank", "data:text/html,x", "blob:http://127.0.0.1:8000/1", "chrome://version", "file:///etc/passwd",
+    "http://[::1]:9000/a", "http://[::1]:9001/a",
+])
+def test_outside_pattern_blocks_exactly_what_allows_refuses(url: str) -> None:
+    allowed = AllowedOrigins(["http://127.0.0.1:8000", "https://shop.example", "http://[::1]:9000"])
+    assert bool(allowed.outside_pattern().search(url)) == (not allowed.allows(url))
+
+
+def test_route_reaches_python_only_for_blocked_requests(browser_host: BrowserHost, two_sites) -> None:
+    home, other = two_sites
+    with BrowserSession(browser_host, allowed_origins=[home.origin]) as session:
+        seen: list[str] = []
+        original = session._route
+
+        def spy(route) -> None:  # type: ignore[no-untyped-def]
+            seen.append(route.request.url)
+            original(route)
+
+        session._route = spy  # type: ignore[method-assign]
+        session.reset()  # the new context routes through the spy
+        assert session.goto(home.url("/")) == ""
+        assert session.goto(home.url("/inner")) == ""
+        assert session.goto(other.url("/")).startswith("blocked: ")
+    assert seen and all(url.startswith(other.origin) for url in seen), seen
+
+
 def test_goto_click_and_redirect_outside_are_blocked(browser_host: BrowserHost, two_sites) -> None:
     home, other = two_sites
     with BrowserSession(browser_host, allowed_origins=[home.origin], navigation_timeout_s=5) as session:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -89,6 +90,22 @@ def test_observation_and_memory(env: WebMallEnv) -> None:
     obs, reward, terminated, truncated, info = env.step({"action_type": "goto", "url": env.expected_urls[0]})
     assert float(reward) > 0  # dense reward for visiting an expected product page
     assert obs["url"].rstrip("/") == env.expected_urls[0]
+
+
+def test_dom_axtree_backend_is_selectable(shipped_catalog: Any) -> None:
+    with pytest.raises(ValueError, match="axtree_backend"):
+        WebMallEnv(data_dir="shipped", axtree_backend="fast")  # type: ignore[arg-type]
+    env = WebMallEnv(data_dir="shipped", axtree_backend="dom")
+    try:
+        obs, _ = env.reset(options={"task_index": 0})
+        assert env.session is not None and env.session.axtree_backend == "dom"
+        assert "Submit Final Result" in obs["axtree"]
+        box = re.search(r"\[(\w+)\] textbox", obs["axtree"])
+        assert box, obs["axtree"]
+        obs, *_ = env.step({"action_type": "fill", "bid": box.group(1), "value": "http://example.test/p"})
+        assert obs["last_action_error"] == "" and "value='http://example.test/p'" in obs["axtree"]
+    finally:
+        env.close()
 
 
 def test_bad_input_never_crashes(env: WebMallEnv) -> None:

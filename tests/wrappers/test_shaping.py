@@ -90,6 +90,8 @@ def test_webmall_checkpoints_pay_the_first_visit_of_an_answer_page():
         answer = env.unwrapped.expected_urls[0]
         _, reward, _, _, info = env.step({"action_type": "goto", "url": answer})
         assert info["shaping"]["webmall_checkpoints"] == pytest.approx(0.3) and reward == pytest.approx(0.3)
+        assert env.unwrapped.checkpoint_counts() == (1, 0)
+        assert "checkpoints" not in info, "answer progress stays out of what a policy sees"
         _, reward, _, _, _ = env.step({"action_type": "go_back"})
         _, reward, _, _, _ = env.step({"action_type": "goto", "url": answer})
         assert reward == pytest.approx(0.0)  # only the first visit pays

@@ -81,7 +81,8 @@ def _next_action(env: WebMallEnv, step: int, axtree: str) -> tuple[str, dict[str
     return "goto", {"action_type": "goto", "url": origin + shop.products[0].path}
 
 
-def step_latency(mode: str, steps: int, data_dir: str | None, backend: AxTreeBackend) -> dict[str, list[float]]:
+def step_latency(mode: str, steps: int, data_dir: str | None,
+                 backend: AxTreeBackend | None) -> dict[str, list[float]]:
     """Step wall times (seconds) by action kind, plus ``"all"``, over the browsing cycle of :func:`_next_action`."""
     env = WebMallEnv(data_dir=data_dir or "shipped", observation_mode=mode, axtree_backend=backend)
     samples: dict[str, list[float]] = {"all": []}
@@ -164,13 +165,13 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=3, help="oracle episodes per worker for throughput")
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4])
     parser.add_argument("--data-dir", default=None, help="official WebMall data (default: shipped catalog)")
-    parser.add_argument("--axtree-backend", default="auto", choices=["auto", "cdp", "dom"],
-                        help="AX tree backend for the step-latency rows (the other rows use the default)")
+    parser.add_argument("--axtree-backend", default=None, choices=["auto", "cdp", "dom"],
+                        help="AX tree backend for the step-latency rows (default: the env's; other rows use it too)")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     print(f"catalog: {'official ' + args.data_dir if args.data_dir else 'shipped'}")
     print(f"chromium: {default_executable()}")
-    print(f"AX tree backend: {args.axtree_backend}")
+    print(f"AX tree backend: {args.axtree_backend or 'the env default (dom on the embedded shops)'}")
     _print_steps("AX tree:", step_latency("axtree", args.steps, args.data_dir, args.axtree_backend), 30)
     _print_steps("AX tree + screenshot:",
                  step_latency("axtree+screenshot", args.steps, args.data_dir, args.axtree_backend), 80)

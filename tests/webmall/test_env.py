@@ -80,6 +80,7 @@ def test_oracle_solves_one_task_per_category(env: WebMallEnv) -> None:
 
 
 def test_observation_and_memory(env: WebMallEnv) -> None:
+    assert env.axtree_backend == "dom", "embedded shops read the same through the DOM walk (test_axtree_backends)"
     obs, info = env.reset(options={"task_index": 0})
     assert obs["url"] == info["solution_url"]
     assert "Submit Final Result" in obs["axtree"]
@@ -92,13 +93,13 @@ def test_observation_and_memory(env: WebMallEnv) -> None:
     assert obs["url"].rstrip("/") == env.expected_urls[0]
 
 
-def test_dom_axtree_backend_is_selectable(shipped_catalog: Any) -> None:
+def test_axtree_backend_defaults_and_choice(shipped_catalog: Any) -> None:
     with pytest.raises(ValueError, match="axtree_backend"):
         WebMallEnv(data_dir="shipped", axtree_backend="fast")  # type: ignore[arg-type]
-    env = WebMallEnv(data_dir="shipped", axtree_backend="dom")
+    env = WebMallEnv(data_dir="shipped", axtree_backend="cdp")
     try:
         obs, _ = env.reset(options={"task_index": 0})
-        assert env.session is not None and env.session.axtree_backend == "dom"
+        assert env.session is not None and env.session.axtree_backend == "cdp"
         assert "Submit Final Result" in obs["axtree"]
         box = re.search(r"\[(\w+)\] textbox", obs["axtree"])
         assert box, obs["axtree"]
@@ -193,6 +194,7 @@ def test_external_shops_and_a_page_that_never_loads(shipped_catalog: Any) -> Non
         external = WebMallEnv(data_dir="shipped", shop_urls=shops.shop_origins, navigation_timeout_s=2.0)
         try:
             assert external.cluster.external and external.cluster.shop_origins == shops.shop_origins
+            assert external.axtree_backend == "auto", "pages of unknown shops are read from Chromium's own tree"
             for category in ("Add_To_Cart", "Checkout"):
                 index = next(i for i, t in enumerate(external.tasks) if t.category == category)
                 info, _ = run_episode(external, WebMallOracle(external), index)

@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import machine, percentiles, tree_rss_mb  # noqa: E402
+from _measure import cpu_reference_s, machine, percentiles, tree_rss_mb  # noqa: E402
 
 from personal_envs.browser.host import default_executable  # noqa: E402
 from personal_envs.browser.session import AxTreeBackend  # noqa: E402
@@ -127,6 +127,24 @@ def reset_latency(resets: int, data_dir: str | None) -> tuple[tuple[float, float
         env.close()
 
 
+def shared_process_pss(envs: int, data_dir: str | None) -> float:
+    """PSS (MB) per env when ``envs`` envs live in one process and share its Chromium and Playwright driver (the
+    browser host is per process), after each has browsed a few pages of every shop."""
+    opened = [WebMallEnv(data_dir=data_dir or "shipped") for _ in range(envs)]
+    try:
+        peak = 0.0
+        for round_index in range(3):
+            for index, env in enumerate(opened):
+                env.reset(options={"task_index": (index + round_index) % env.num_tasks})
+                for shop in range(4):
+                    env.step({"action_type": "goto", "url": env.cluster.shop_origins[shop] + "/shop/"})
+            peak = max(peak, tree_pss_mb(os.getpid()))
+        return peak / envs
+    finally:
+        for env in opened:
+            env.close()
+
+
 def _worker(args: tuple[int, int, str | None]) -> tuple[int, float]:
     seed, episodes, data_dir = args
     env = WebMallEnv(data_dir=data_dir or "shipped")
@@ -164,13 +182,15 @@ def main() -> None:
     parser.add_argument("--resets", type=int, default=10)
     parser.add_argument("--episodes", type=int, default=3, help="oracle episodes per worker for throughput")
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2, 4])
+    parser.add_argument("--shared-envs", type=int, nargs="*", default=[4],
+                        help="also measure memory per env with this many envs in one process")
     parser.add_argument("--data-dir", default=None, help="official WebMall data (default: shipped catalog)")
     parser.add_argument("--axtree-backend", default=None, choices=["auto", "cdp", "dom"],
                         help="AX tree backend for the step-latency rows (default: the env's; other rows use it too)")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     print(f"catalog: {'official ' + args.data_dir if args.data_dir else 'shipped'}")
-    print(f"chromium: {default_executable()}")
+    print(f"chromium: {default_executable()}; CPU reference (Python loop of 1e7 additions): {cpu_reference_s():.2f} s")
     print(f"AX tree backend: {args.axtree_backend or 'the env default (dom on the embedded shops)'}")
     _print_steps("AX tree:", step_latency("axtree", args.steps, args.data_dir, args.axtree_backend), 30)
     _print_steps("AX tree + screenshot:",
@@ -179,6 +199,9 @@ def main() -> None:
     print(f"reset latency:                      p50 {r50:7.1f} ms   p99 {r99:7.1f} ms   (target p50 <= 400 ms)")
     print(f"peak memory, one env (python + Playwright driver + Chromium processes, /proc): RSS sum {peak:.0f} MB "
           f"(shared pages counted once per process), PSS {peak_pss:.0f} MB   (target <= 400 MB)")
+    for envs in args.shared_envs:
+        per_env = shared_process_pss(envs, args.data_dir)
+        print(f"peak memory, {envs} envs in one process sharing its Chromium: PSS {per_env:.0f} MB per env")
     for workers in args.workers:
         steps_per_s, episodes_per_min = throughput(workers, args.episodes, args.data_dir)
         print(f"throughput, {workers} env process(es): {steps_per_s:6.1f} steps/s, {episodes_per_min:6.1f} oracle "

@@ -141,6 +141,7 @@ def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any]) -> dict[
 def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "ScriptedChat/1.0"
+        disable_nagle_algorithm = True  # headers and body are written separately: do not wait for delayed ACKs
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep the test output quiet
             return

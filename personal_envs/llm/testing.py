@@ -27,8 +27,10 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from personal_envs.core.http import LoopbackServer
 
 Responder = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 
@@ -57,8 +59,7 @@ class ScriptedChatServer:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._ids = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LoopbackServer | None = None
         self.base_url = ""
 
     # ------------------------------------------------------------------------------------------- lifecycle
@@ -67,14 +68,8 @@ class ScriptedChatServer:
         if self._server is not None:
             return self
         self._closing.clear()
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        server.daemon_threads = True
-        self._server = server
-        host, port = server.server_address[:2]
-        self.base_url = f"http://{host!s}:{port}/v1"
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"scripted-chat-{port}", daemon=True)
-        self._thread.start()
+        self._server = LoopbackServer(_make_handler(self), "scripted-chat-{port}", poll_interval=0.05)
+        self.base_url = f"{self._server.origin}/v1"
         return self
 
     def close(self) -> None:
@@ -83,11 +78,7 @@ class ScriptedChatServer:
         if server is None:
             return
         self._closing.set()
-        server.shutdown()
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
+        server.close()
 
     def __enter__(self) -> ScriptedChatServer:
         return self.start()
@@ -141,7 +132,6 @@ def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any]) -> dict[
 def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "ScriptedChat/1.0"
-        disable_nagle_algorithm = True  # headers and body are written separately: do not wait for delayed ACKs
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep the test output quiet
             return

@@ -32,8 +32,8 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def tree_rss_mb(pid: int | None = None) -> float:
-    """Current resident memory of a process and all its descendants (MB), read from /proc."""
+def process_tree(pid: int | None = None) -> list[int]:
+    """``pid`` (default: this process) and all its descendants, read from /proc."""
     root = pid or os.getpid()
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
@@ -45,19 +45,33 @@ def tree_rss_mb(pid: int | None = None) -> float:
         except (OSError, IndexError, ValueError):
             continue
         children.setdefault(parent, []).append(int(entry))
-    total_kb = 0
-    stack = [root]
+    found, stack = [], [root]
     while stack:
         current = stack.pop()
-        try:
-            with open(f"/proc/{current}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        total_kb += int(line.split()[1])
-        except OSError:
-            pass
+        found.append(current)
         stack.extend(children.get(current, []))
+    return found
+
+
+def _sum_field_mb(pids: list[int], path: str, field: str) -> float:
+    total_kb = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/{path}") as handle:
+                total_kb += sum(int(line.split()[1]) for line in handle if line.startswith(field))
+        except (OSError, ValueError, IndexError):
+            continue
     return total_kb / 1024.0
+
+
+def tree_rss_mb(pid: int | None = None) -> float:
+    """Current resident memory of a process and all its descendants (MB; shared pages counted per process)."""
+    return _sum_field_mb(process_tree(pid), "status", "VmRSS:")
+
+
+def tree_pss_mb(pid: int | None = None) -> float:
+    """Proportional set size of a process and its descendants (MB; shared pages split among their sharers)."""
+    return _sum_field_mb(process_tree(pid), "smaps_rollup", "Pss:")
 
 
 def machine() -> str:

@@ -23,35 +23,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _measure import cpu_reference_s, machine, percentiles, tree_rss_mb  # noqa: E402
+from _measure import cpu_reference_s, machine, percentiles, tree_pss_mb, tree_rss_mb  # noqa: E402
 
 from personal_envs.browser.host import default_executable  # noqa: E402
 from personal_envs.browser.session import AxTreeBackend  # noqa: E402
 from personal_envs.webmall.env import WebMallEnv  # noqa: E402
 from personal_envs.webmall.oracle import WebMallOracle  # noqa: E402
-
-
-def tree_pss_mb(pid: int) -> float:
-    """Proportional set size (shared pages split among sharers) of a process and its descendants, from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    children.setdefault(int(handle.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-            except (OSError, IndexError, ValueError):
-                continue
-    total_kb, stack = 0, [pid]
-    while stack:
-        current = stack.pop()
-        stack.extend(children.get(current, []))
-        try:
-            with open(f"/proc/{current}/smaps_rollup") as handle:
-                total_kb += sum(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
-        except OSError:
-            continue
-    return total_kb / 1024.0
-
 
 PRODUCT_LINK = re.compile(r"\[(\w+)\] link '[^']*' url='[^']*/product/")
 SEARCHBOX = re.compile(r"\[(\w+)\] searchbox")

@@ -10,6 +10,7 @@ that layer is not what it expects (a Playwright release that changed its interna
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -41,14 +42,27 @@ def send_concurrently(session: CDPSession, commands: Sequence[Command]) -> list[
 
 def _async_send(session: CDPSession) -> Any:
     """``(method, params) -> awaitable`` on Playwright's async CDP session, or None if not available."""
-    impl = getattr(session, "_impl_obj", None)
+    impl: Any = getattr(session, "_impl_obj", None)
     send = getattr(impl, "send", None)
-    if send is None or not inspect.iscoroutinefunction(send) or not callable(getattr(session, "_sync", None)):
+    if send is None or not callable(getattr(session, "_sync", None)):
         return None
-    try:
-        takes_timeout = "timeout" in inspect.signature(send).parameters
-    except (TypeError, ValueError):
+    impl_class: type = type(impl)
+    takes_timeout = _send_takes_timeout(impl_class)
+    if takes_timeout is None:
         return None
     if takes_timeout:
         return lambda method, params: send(method, params, None)
     return lambda method, params: send(method, params)
+
+
+@functools.cache
+def _send_takes_timeout(impl_class: type) -> bool | None:
+    """Whether this Playwright release's async ``CDPSession.send`` has a ``timeout`` parameter (None: not a
+    coroutine function we understand).  Looked up once per class: observations call this on every step."""
+    send = getattr(impl_class, "send", None)
+    if send is None or not inspect.iscoroutinefunction(send):
+        return None
+    try:
+        return "timeout" in inspect.signature(send).parameters
+    except (TypeError, ValueError):
+        return None

@@ -46,6 +46,9 @@ T = TypeVar("T")
 
 AxTreeBackend = Literal["auto", "cdp", "dom"]
 
+#: The values :data:`AxTreeBackend` allows.
+AXTREE_BACKENDS: tuple[AxTreeBackend, ...] = ("auto", "cdp", "dom")
+
 #: With ``axtree_backend="auto"``, pages with more text than this (characters, form values included) are
 #: observed with the DOM walk.
 AUTO_DOM_TEXT_CHARS = 100_000
@@ -158,7 +161,7 @@ class BrowserSession:
         self.action_timeout_s = float(action_timeout_s)
         self.navigation_timeout_s = float(navigation_timeout_s)
         self.hang_timeout_s = float(hang_timeout_s or self.navigation_timeout_s + self.action_timeout_s + 15.0)
-        if axtree_backend not in ("auto", "cdp", "dom"):
+        if axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend
         self._context_options: dict[str, Any] = {

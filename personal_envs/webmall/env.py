@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession
-from personal_envs.browser.session import AxTreeBackend
+from personal_envs.browser.session import AXTREE_BACKENDS, AxTreeBackend
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_ERROR_CHARS, EpisodeOutcome, PersonalEnv, StepResult
@@ -157,7 +157,7 @@ class WebMallEnv(PersonalEnv):
         self.dense = dense_reward
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.navigation_timeout_s = navigation_timeout_s
-        if axtree_backend not in (None, "auto", "cdp", "dom"):
+        if axtree_backend is not None and axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend or ("auto" if shop_urls else "dom")
         self._host = host

@@ -1,14 +1,19 @@
 """The base class every env of the suite derives from.
 
 :class:`PersonalEnv` owns the parts that must behave the same everywhere: parsing JSON actions, turning bad input
-into ``last_action_error`` instead of exceptions, counting steps, the step limit, the end-of-episode metrics in
-``info["metrics"]``, and tool schemas for LLM policies.  A benchmark implements five hooks:
+into ``last_action_error`` instead of exceptions, counting steps, the step limit, recording the
+:class:`~personal_envs.core.task.EpisodeTrace`, routing user-turn actions to the simulated user, scoring the finished
+episode with its :class:`~personal_envs.core.task.Task`, the end-of-episode metrics in ``info["metrics"]``, and tool
+schemas for LLM policies.  A benchmark sets :attr:`PersonalEnv.task` and :attr:`PersonalEnv.world` in its reset hook
+and implements four hooks:
 
-* :meth:`_reset_task` picks and sets up a task,
-* :meth:`_execute` applies one validated action,
+* :meth:`_reset_task` picks a task, builds or resets the world and calls ``task.setup``,
+* :meth:`_execute` applies one validated action (user-turn actions never reach it when a user is present),
 * :meth:`_observation` builds the observation dict,
-* :meth:`_episode_metrics` returns the paper's metrics and the episode score when the episode ends,
 * :attr:`num_tasks` says how many tasks ``reset(options={"task_index": i})`` can address.
+
+Optional hooks: :meth:`_without_user` (a user-turn action when the env has no user), :meth:`_after_user_turn`
+(what a reply does besides being shown), :meth:`_evaluation_metrics` (extra metrics from the env).
 """
 
 from __future__ import annotations
@@ -23,11 +28,16 @@ import gymnasium as gym
 
 from personal_envs.core.actions import Action, ActionError, ActionSpec, parse_action
 from personal_envs.core.spaces import JsonActionSpace
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task, TraceStep, UserTurn
 
 logger = logging.getLogger(__name__)
 
 #: Longest ``last_action_error`` an observation carries; observation spaces allow at least this much.
 MAX_ERROR_CHARS = 2000
+#: Longest simulated-user reply kept in the trace and shown to the agent.
+MAX_USER_REPLY_CHARS = 200_000
+#: Argument names that carry the agent's message in a user-turn action, in order of preference.
+MESSAGE_ARGUMENTS: tuple[str, ...] = ("content", "text", "message")
 
 
 @dataclass
@@ -38,6 +48,8 @@ class StepResult:
     terminated: bool = False
     info: dict[str, Any] = field(default_factory=dict)
     error: str = ""
+    #: Facts about what the action did, kept in the trace for the task's evaluation (never shown to the agent).
+    record: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -60,8 +72,13 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
 
     #: Actions that hand the turn to the simulated user (``respond``, ``ask_user``, ``send_msg_to_user``).
-    #: Envs with a simulated user set it; the user-as-agent wrappers read it.
+    #: Envs with a simulated user set it; the base env routes these actions to the user, and the user-as-agent
+    #: wrappers read it.
     user_turn_actions: frozenset[str] = frozenset()
+    #: The current task (a :class:`~personal_envs.core.task.Task` once the benchmark is on the contract).
+    task: Any = None
+    #: What the current task runs on (the benchmark's world object).
+    world: Any = None
 
     def __init__(self, action_specs: tuple[ActionSpec, ...], max_steps: int, render_mode: str | None = None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -75,7 +92,12 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         self.last_action_error = ""
         self.episode_over = True
         self.task_index = -1
+        self.trace = EpisodeTrace()
+        self.user_reply = ""
+        self.evaluation: Evaluation | None = None
         self._last_obs: dict[str, Any] | None = None
+        self._step_action: Action | None = None
+        self._step_turn: UserTurn | None = None
 
     # ----------------------------------------------------------------------------------------------- hooks
     @property
@@ -95,9 +117,34 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
     def _observation(self) -> dict[str, Any]:
         """The current observation, without ``last_action_error`` (the base class fills it in)."""
 
-    @abstractmethod
     def _episode_metrics(self) -> EpisodeOutcome:
-        """The score and metrics of the finished episode."""
+        """The score and metrics of the finished episode: the task's :meth:`~personal_envs.core.task.Task.evaluate`
+        plus :meth:`_evaluation_metrics`.  A task that raises scores 0 with the error in the metrics."""
+        task = self.task
+        if not isinstance(task, Task):
+            raise NotImplementedError(f"{type(self).__name__} sets no core Task; override _episode_metrics")
+        try:
+            evaluation = task.evaluate(self.world, self.trace)
+        except Exception as exc:  # a broken evaluator is reported, never scored silently
+            logger.exception("evaluating %s failed", getattr(task, "task_id", task))
+            evaluation = Evaluation(0.0, {"evaluation_error": f"{type(exc).__name__}: {exc}"},
+                                    [Check("evaluation", False, f"{type(exc).__name__}: {exc}")],
+                                    f"evaluation error: {type(exc).__name__}: {exc}")
+        self.evaluation = evaluation
+        metrics = {**evaluation.metrics, **self._evaluation_metrics(evaluation)}
+        return EpisodeOutcome(score=float(evaluation.score), metrics=metrics)
+
+    def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
+        """Extra metrics the env adds to the task's (default: none)."""
+        return {}
+
+    def _without_user(self, action: Action) -> StepResult:
+        """A user-turn action in an env that has no simulated user (default: an error for the agent)."""
+        raise ActionError("there is no user to talk to in this environment")
+
+    def _after_user_turn(self, action: Action, turn: UserTurn) -> StepResult:
+        """What a user reply does besides being recorded and shown (default: nothing; the reply goes in ``info``)."""
+        return StepResult(info={"user_reply": turn.reply})
 
     # --------------------------------------------------------------------------------------------- gym API
     def reset(
@@ -114,8 +161,12 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         self.last_action_error = ""
         self.episode_over = False
         self.task_index = task_index
+        self.trace = EpisodeTrace()
+        self.user_reply = ""
+        self.evaluation = None
         info = self._reset_task(task_index, options)
         info.setdefault("task_index", task_index)
+        self._start_user()
         return self._observe(), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
@@ -124,9 +175,16 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
             self.last_action_error = "the episode is over; call reset() to start a new one"
             return self._observe(), 0.0, True, False, {"action_error": self.last_action_error}
         self.steps += 1
+        self._step_action, self._step_turn = None, None
         result = self._run_action(action)
         self.last_action_error = result.error[:MAX_ERROR_CHARS]
         terminated = result.terminated
+        self.trace.steps.append(TraceStep(
+            step=self.steps, action=None if self._step_action is None else self._step_action.to_dict(),
+            error=self.last_action_error, user_turn=self._step_turn, record=dict(result.record),
+        ))
+        if terminated:
+            self.trace.finished = True
         truncated = not terminated and self.steps >= self.max_steps
         reward = float(result.reward)
         info = dict(result.info)
@@ -139,7 +197,26 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
             info["metrics"] = dict(outcome.metrics)
             info["score"] = float(outcome.score)
             info["steps"] = self.steps
+            if self.evaluation is not None:
+                info["evaluation"] = {
+                    "reason": self.evaluation.reason,
+                    "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail}
+                               for c in self.evaluation.checks],
+                }
         return self._observe(), reward, terminated, truncated, info
+
+    def privileged_signals(self) -> dict[str, float]:
+        """Dense progress values after the latest step, for reward shaping (privileged: never part of ``obs`` or
+        ``info``, which a policy sees).  Always ``steps``, ``user_turns`` and ``action_errors``, plus the task's
+        :meth:`~personal_envs.core.task.Task.signals`."""
+        signals = {
+            "steps": float(self.steps),
+            "user_turns": float(self.trace.user_turn_count),
+            "action_errors": float(sum(1 for s in self.trace.steps if s.error)),
+        }
+        if isinstance(self.task, Task) and self.task_index >= 0:
+            signals.update({k: float(v) for k, v in self.task.signals(self.world, self.trace).items()})
+        return signals
 
     def render(self) -> str | None:
         """With ``render_mode="ansi"``, the text parts of the last observation."""
@@ -181,12 +258,40 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         """Parse an action with this env's specs (raises :class:`ActionError`)."""
         return parse_action(action, self._spec_by_name)
 
+    def _start_user(self) -> None:
+        """Give the simulated user the task's hidden context (tasks on the contract that have a user)."""
+        user = self.simulated_user
+        if user is None or not isinstance(self.task, Task):
+            return
+        context = self.task.user_context(self.world)
+        if context is not None:
+            user.start(context)
+
+    def _user_turn(self, action: Action) -> StepResult:
+        """Route a user-turn action to the simulated user and record the exchange in the trace."""
+        message = next((str(action.arguments[key]) for key in MESSAGE_ARGUMENTS
+                        if isinstance(action.arguments.get(key), str)), "")
+        user = self.simulated_user
+        if user is None:
+            return self._without_user(action)
+        if not message.strip():
+            raise ActionError(f"{action.name} needs a non-empty message")
+        reply = user.reply(message)
+        decision = reply.decision if reply.decision in ("accept", "reject") else None
+        turn = UserTurn(action.name, message, str(reply.text)[:MAX_USER_REPLY_CHARS], decision, self.steps)
+        self._step_turn = turn
+        self.user_reply = turn.reply
+        return self._after_user_turn(action, turn)
+
     def _run_action(self, raw: Any) -> StepResult:
         try:
             action = self.parse(raw)
         except ActionError as exc:
             return StepResult(error=str(exc))
+        self._step_action = action
         try:
+            if action.name in self.user_turn_actions:
+                return self._user_turn(action)
             return self._execute(action)
         except ActionError as exc:
             return StepResult(error=f"{action.name}: {exc}")

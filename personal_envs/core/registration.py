@@ -1,26 +1,32 @@
 """Registration of every env id of the suite with Gymnasium.
 
-Each benchmark package exposes ``ENVS``, a list of :class:`EnvEntry`, in its ``registration`` module.  Importing
-``personal_envs`` calls :func:`register_all`, which registers them (entry points are strings, so nothing heavy is
-imported until ``gym.make``).  :func:`entry_for` gives the eval command the report function of an id.
+A benchmark exposes ``ENVS``, a list of :class:`EnvEntry`, in a ``registration`` module.  Nothing in the core names
+a benchmark: :func:`benchmark_modules` finds every ``personal_envs.<package>.registration`` module by scanning the
+package, plus the modules that installed distributions declare under the entry-point group
+:data:`ENTRY_POINT_GROUP` (``[project.entry-points."personal_envs.benchmarks"] mybench = "mybench.registration"``),
+plus any module passed to :func:`register_module`.  Importing ``personal_envs`` calls :func:`register_all`, which
+registers them with Gymnasium (entry points are strings, so nothing heavy is imported until ``gym.make``).
+:func:`entry_for` gives the eval command, the RL wrappers and the shaping wrapper what an id declares: its report,
+policies, action candidates and signal weights.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import logging
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 import gymnasium as gym
 
-#: Modules that define ``ENVS``; one per benchmark.
-BENCHMARK_MODULES: tuple[str, ...] = (
-    "personal_envs.personalwab.registration",
-    "personal_envs.webmall.registration",
-    "personal_envs.knowu.registration",
-    "personal_envs.browserarena.registration",
-)
+logger = logging.getLogger(__name__)
+
+#: Entry-point group under which installed distributions declare their benchmarks' registration modules.
+ENTRY_POINT_GROUP = "personal_envs.benchmarks"
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,11 @@ class EnvEntry:
         report: ``"module:function"`` that turns a list of episode records into the paper's table (text).
         policies: Policy names the eval command offers for this id, mapped to ``"module:factory"``.
         nondeterministic: True where a live browser or an LLM makes episodes irreproducible.
+        candidates: ``"module:factory"`` of the RL action-candidate provider (``factory(env) -> provider``); empty:
+            the argument-free actions of the env.
+        signal_weights: Weights of the env's privileged signals for the shaping wrapper
+            (:class:`~personal_envs.wrappers.shaping.SignalShaping`): each step pays ``weight x`` the change of
+            the signal.
     """
 
     env_id: str
@@ -42,25 +53,64 @@ class EnvEntry:
     report: str = ""
     policies: dict[str, str] = field(default_factory=dict)
     nondeterministic: bool = False
+    candidates: str = ""
+    signal_weights: dict[str, float] = field(default_factory=dict)
 
 
 _ENTRIES: dict[str, EnvEntry] = {}
+_EXTRA_MODULES: list[str] = []
+
+
+def benchmark_modules() -> list[str]:
+    """Every registration module: the package's own (by scan), installed plug-ins (entry points), and extras."""
+    import personal_envs
+
+    found = [
+        f"personal_envs.{info.name}.registration"
+        for info in sorted(pkgutil.iter_modules(personal_envs.__path__), key=lambda i: i.name)
+        if info.ispkg and info.name != "core"
+        and importlib.util.find_spec(f"personal_envs.{info.name}.registration") is not None
+    ]
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.append(entry_point.value.partition(":")[0])
+    found += _EXTRA_MODULES
+    return list(dict.fromkeys(found))
+
+
+def register_module(module_name: str) -> list[str]:
+    """Register the ids of one more registration module (a benchmark outside the package); returns its ids."""
+    if module_name not in _EXTRA_MODULES:
+        _EXTRA_MODULES.append(module_name)
+    return _register(module_name)
+
+
+def _register(module_name: str) -> list[str]:
+    module = importlib.import_module(module_name)
+    ids = []
+    for entry in module.ENVS:
+        _ENTRIES[entry.env_id] = entry
+        ids.append(entry.env_id)
+        if entry.env_id not in gym.registry:
+            gym.register(
+                id=entry.env_id,
+                entry_point=entry.entry_point,
+                kwargs=dict(entry.kwargs),
+                nondeterministic=entry.nondeterministic,
+                disable_env_checker=False,
+            )
+    return ids
 
 
 def register_all() -> None:
-    """Register every benchmark's ids (idempotent)."""
-    for module_name in BENCHMARK_MODULES:
-        module = importlib.import_module(module_name)
-        for entry in module.ENVS:
-            _ENTRIES[entry.env_id] = entry
-            if entry.env_id not in gym.registry:
-                gym.register(
-                    id=entry.env_id,
-                    entry_point=entry.entry_point,
-                    kwargs=dict(entry.kwargs),
-                    nondeterministic=entry.nondeterministic,
-                    disable_env_checker=False,
-                )
+    """Register every benchmark's ids (idempotent).  A plug-in whose module fails to import is skipped with a
+    warning; the package's own benchmarks always register."""
+    for module_name in benchmark_modules():
+        try:
+            _register(module_name)
+        except Exception:
+            if module_name.startswith("personal_envs."):
+                raise
+            logger.warning("could not register benchmark module %s", module_name, exc_info=True)
 
 
 def entry_for(env_id: str) -> EnvEntry:
@@ -71,6 +121,17 @@ def entry_for(env_id: str) -> EnvEntry:
         return _ENTRIES[env_id]
     except KeyError:
         raise KeyError(f"unknown env id {env_id!r}; known ids: {', '.join(sorted(_ENTRIES))}") from None
+
+
+def entry_of(env: Any) -> EnvEntry | None:
+    """The :class:`EnvEntry` of a made env (from ``env.spec.id``), or ``None`` for an env built directly."""
+    spec = getattr(env, "spec", None) or getattr(getattr(env, "unwrapped", None), "spec", None)
+    env_id = getattr(spec, "id", None)
+    if env_id is None:
+        return None
+    if not _ENTRIES:
+        register_all()
+    return _ENTRIES.get(env_id)
 
 
 def all_env_ids() -> list[str]:

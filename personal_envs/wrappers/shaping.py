@@ -1,48 +1,36 @@
-"""Reward shaping wrappers, each named after the paper metric it shapes.
+"""Reward shaping from the env's privileged signals; no wrapper here knows a benchmark.
 
-Unshaped, every env's episode return is the paper's score (the base env pays it as the final reward).  These
-wrappers add dense terms for RL; the paper's score stays in ``info["score"]`` at the end of the episode, every step's
-unshaped reward is in ``info["paper_reward"]``, and each wrapper's term is in ``info["shaping"][name]`` (the
-episode's running total of every term in ``info["shaping_total"]``).
+Unshaped, every env's episode return is the paper's score (the base env pays it as the final reward).  Shaping adds
+dense terms for RL; the paper's score stays in ``info["score"]`` at the end of the episode, every step's unshaped
+reward is in ``info["paper_reward"]``, and each wrapper's term is in ``info["shaping"][name]`` (the episode's running
+total of every term in ``info["shaping_total"]``).
+
+The terms come from :meth:`~personal_envs.core.env.PersonalEnv.privileged_signals`: running totals the base env
+and the current task compute after each step (the base env's ``steps``, ``user_turns`` and ``action_errors``, plus
+whatever the task's :meth:`~personal_envs.core.task.Task.signals` gives, e.g. WebMall's answer pages visited).  They
+never pass through ``obs`` or ``info``, which a policy sees.  :class:`SignalShaping` pays ``weight x`` the change of
+each signal per step; its default weights are the ones the id declares in its registration entry
+(``EnvEntry.signal_weights``), so a new benchmark gets shaping by declaring its signals and weights.
 
 =================================  =====================================  ==============================================
-wrapper                            paper metric                           signal
+wrapper                            paper metric                           signal and default weight
 =================================  =====================================  ==============================================
-:class:`EfficiencyStepCost`        efficiency (KnowU 50/avg steps;         every step costs ``cost``
+:class:`SignalShaping`             the benchmark's own dense progress     the id's ``signal_weights`` (or given weights)
+:class:`EfficiencyStepCost`        efficiency (KnowU 50/avg steps;         ``steps`` x ``-cost``
                                    PersonalWAB avg steps)
-:class:`InteractionEfficiencyCost` interaction efficiency (KnowU IE)       every user-turn action (``ask_user``,
-                                                                           ``respond``, ``send_msg_to_user``) costs
-:class:`WebMallCheckpoints`        WebMall dense reward (product-page      first visit of each answer page, first cart
-                                   visits and carts)                       of each answer
-:class:`PersonalWABCallAccuracy`   PersonalWAB result accuracy per         each scored task-function call pays its
-                                   scored call                             result accuracy (wrong function: penalty)
-:class:`KnowUProactivePenalties`   KnowU proactive Silent and Stop         acting when the routine does not apply;
-                                                                           acting after the user rejected
+:class:`InteractionEfficiencyCost` interaction efficiency (KnowU IE)       ``user_turns`` x ``-cost``
 =================================  =====================================  ==============================================
-
-Signals come from the step ``info`` when the env provides them (keys below); otherwise from the env's documented
-state, read by the wrapper only to compute rewards (never shown to the agent):
-
-* WebMall: ``info["checkpoints"] = {"answer_pages_visited": int, "answers_carted": int}`` (counts so far);
-  fallback: ``env.expected_urls``, the shops' visited and carted products.
-* PersonalWAB: ``info["call_score"] = {"function": str, "correct_function": bool, "result_accuracy": float}`` on a
-  step with a scored call; fallback: the env's list of scored calls.
-* KnowU: ``info["user_decision"]`` (``"accept"`` / ``"reject"``) on an ``ask_user`` step, fallback: the decision
-  the simulated user returned (recorded by a pass-through proxy); whether the routine applies: the task's
-  ``routine_applies`` (privileged; never put into ``info``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
 from personal_envs.core.actions import ActionError
-from personal_envs.wrappers.user_proxy import ProxyUser, install_proxy
-
-#: Actions that do not act on the user's behalf in KnowU's proactive setting (Silent / Stop definitions).
-PASSIVE_ACTIONS: frozenset[str] = frozenset({"wait", "finished", "ask_user", "answer", "status"})
+from personal_envs.core.registration import entry_of
 
 
 class ShapingWrapper(gym.Wrapper[Any, Any, Any, Any]):
@@ -91,92 +79,38 @@ class ShapingWrapper(gym.Wrapper[Any, Any, Any, Any]):
             return None
 
 
-class EfficiencyStepCost(ShapingWrapper):
-    """Efficiency: every step costs ``cost`` (fewer steps for the same score pay more)."""
-
-    metric = "efficiency"
-
-    def __init__(self, env: gym.Env[Any, Any], cost: float = 0.01) -> None:
-        super().__init__(env)
-        self.cost = cost
-
-    def shaping(self, action_name: str | None, observation: Any, info: dict[str, Any], done: bool) -> float:
-        return -self.cost
-
-
-class InteractionEfficiencyCost(ShapingWrapper):
-    """Interaction efficiency: every action that asks the user costs ``cost``.
+class SignalShaping(ShapingWrapper):
+    """Pays ``weight x`` the change of each privileged signal on every step.
 
     Args:
-        cost: Cost per question.
-        actions: Names of asking actions (default: the env's ``user_turn_actions``, else ``ask_user``,
-            ``respond`` and ``send_msg_to_user``).
+        weights: Signal name to weight; default: the id's ``EnvEntry.signal_weights``.
+        metric: Name of the term in ``info["shaping"]``.
+        replace_final: Remove the paper's final score from the reward, so that the return is the sum of the
+            shaped terms alone (``info["score"]`` still holds the paper's score).
     """
 
-    metric = "interaction_efficiency"
+    metric = "signals"
 
-    def __init__(self, env: gym.Env[Any, Any], cost: float = 0.05, actions: frozenset[str] | None = None) -> None:
+    def __init__(self, env: gym.Env[Any, Any], weights: Mapping[str, float] | None = None, metric: str | None = None,
+                 replace_final: bool = False) -> None:
         super().__init__(env)
-        self.cost = cost
-        declared = frozenset(getattr(env.unwrapped, "user_turn_actions", frozenset()))
-        self.asking_actions = actions or declared or frozenset({"ask_user", "respond", "send_msg_to_user"})
-
-    def shaping(self, action_name: str | None, observation: Any, info: dict[str, Any], done: bool) -> float:
-        return -self.cost if action_name in self.asking_actions else 0.0
-
-
-class WebMallCheckpoints(ShapingWrapper):
-    """WebMall's dense checkpoints: ``visit_bonus`` for the first visit of each answer's product page and
-    ``cart_bonus`` for each answer first found in a cart (cart tasks only count carts of answers)."""
-
-    metric = "webmall_checkpoints"
-
-    def __init__(self, env: gym.Env[Any, Any], visit_bonus: float = 0.1, cart_bonus: float = 0.1) -> None:
-        super().__init__(env)
-        self.visit_bonus = visit_bonus
-        self.cart_bonus = cart_bonus
-        self._visited = 0
-        self._carted = 0
+        if weights is None:
+            entry = entry_of(env)
+            weights = entry.signal_weights if entry is not None else {}
+        self.weights = {str(k): float(v) for k, v in weights.items()}
+        if not self.weights:
+            raise ValueError(f"no signal weights for {env}: pass weights= or register the id with signal_weights")
+        if metric is not None:
+            self.metric = metric
+        self.replace_final = replace_final
+        signals = getattr(env.unwrapped, "privileged_signals", None)
+        if not callable(signals):
+            raise TypeError(f"{type(env.unwrapped).__name__} has no privileged_signals(); it is not a PersonalEnv")
+        self._signals = signals
+        self._last: dict[str, float] = {}
 
     def on_reset(self, observation: Any, info: dict[str, Any]) -> None:
-        self._visited, self._carted = 0, 0
-
-    def shaping(self, action_name: str | None, observation: Any, info: dict[str, Any], done: bool) -> float:
-        visited, carted = self.checkpoints(info)
-        term = self.visit_bonus * max(0, visited - self._visited) + self.cart_bonus * max(0, carted - self._carted)
-        self._visited, self._carted = max(visited, self._visited), max(carted, self._carted)
-        return term
-
-    def checkpoints(self, info: dict[str, Any]) -> tuple[int, int]:
-        """(answer pages visited, answers carted) so far: ``info["checkpoints"]`` when an env supplies it, else
-        the WebMall env's privileged :meth:`~personal_envs.webmall.env.WebMallEnv.checkpoint_counts`."""
-        given = info.get("checkpoints")
-        if isinstance(given, dict):
-            return int(given.get("answer_pages_visited", 0)), int(given.get("answers_carted", 0))
-        counts = getattr(self.env.unwrapped, "checkpoint_counts", None)
-        if not callable(counts):
-            raise TypeError("WebMallCheckpoints needs a WebMall env (one with checkpoint_counts())")
-        visited, carted = counts()
-        return int(visited), int(carted)
-
-
-class PersonalWABCallAccuracy(ShapingWrapper):
-    """PersonalWAB result accuracy per scored call: each task-function call pays its result accuracy when it is
-    the right function, and ``-wrong_function_penalty`` otherwise.
-
-    The paper's episode score (best result accuracy among correct calls) stays in ``info["score"]``; with the
-    default ``replace_final=True`` the final score is removed from the reward so that the return is the sum of the
-    per-call terms (``False`` keeps both).
-    """
-
-    metric = "personalwab_result_accuracy"
-
-    def __init__(
-        self, env: gym.Env[Any, Any], wrong_function_penalty: float = 0.0, replace_final: bool = True
-    ) -> None:
-        super().__init__(env)
-        self.wrong_function_penalty = wrong_function_penalty
-        self.replace_final = replace_final
+        self._last = dict(self._signals())
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = super().step(action)
@@ -185,72 +119,24 @@ class PersonalWABCallAccuracy(ShapingWrapper):
         return observation, reward, terminated, truncated, info
 
     def shaping(self, action_name: str | None, observation: Any, info: dict[str, Any], done: bool) -> float:
-        total = 0.0
-        for call in self.new_calls(info):
-            if call["correct_function"]:
-                total += float(call["result_accuracy"])
-            else:
-                total -= self.wrong_function_penalty
-        return total
-
-    def new_calls(self, info: dict[str, Any]) -> list[dict[str, Any]]:
-        """Scored calls made in this step."""
-        given = info.get("call_score")
-        return [given] if isinstance(given, dict) else []
-
-
-class KnowUProactivePenalties(ShapingWrapper):
-    """KnowU proactive Silent and Stop: penalise acting when the user has no such routine, and acting after the
-    user rejected a proposal.  "Acting" is any action outside :data:`PASSIVE_ACTIONS`.
-
-    Args:
-        no_routine_penalty: Per acting step when the task's routine does not apply.
-        after_rejection_penalty: Per acting step after the user answered a question with a rejection.
-    """
-
-    metric = "knowu_proactive"
-
-    def __init__(
-        self, env: gym.Env[Any, Any], no_routine_penalty: float = 0.2, after_rejection_penalty: float = 0.5
-    ) -> None:
-        super().__init__(env)
-        self.no_routine_penalty = no_routine_penalty
-        self.after_rejection_penalty = after_rejection_penalty
-        self.recorder = ProxyUser()
-        self.rejected = False
-        self.routine_applies: bool | None = None
-
-    def on_reset(self, observation: Any, info: dict[str, Any]) -> None:
-        base = self.env.unwrapped
-        if getattr(base, "user_turn_actions", None) and getattr(base, "simulated_user", None) is not None:
-            install_proxy(base, self.recorder)
-        self.recorder.last_reply = None
-        self.rejected = False
-        task = getattr(base, "task", None)
-        applies = getattr(task, "routine_applies", None)
-        if applies is None:
-            applies = getattr(getattr(task, "spec", None), "routine_applies", None)
-        if applies is None and self.recorder.context is not None:
-            routine = self.recorder.context.task.get("routine")
-            applies = routine.get("applies") if isinstance(routine, dict) else None
-        self.routine_applies = None if applies is None else bool(applies)
-
-    def shaping(self, action_name: str | None, observation: Any, info: dict[str, Any], done: bool) -> float:
-        term = 0.0
-        acting = action_name is not None and action_name not in PASSIVE_ACTIONS and not info.get("action_error")
-        if acting and self.routine_applies is False:
-            term -= self.no_routine_penalty
-        if acting and self.rejected:
-            term -= self.after_rejection_penalty
-        if action_name in PASSIVE_ACTIONS and self.decision(info) == "reject":
-            self.rejected = True
-        self.recorder.last_reply = None
+        now = self._signals()
+        term = sum(weight * (float(now.get(name, 0.0)) - self._last.get(name, 0.0))
+                   for name, weight in self.weights.items())
+        self._last = dict(now)
         return term
 
-    def decision(self, info: dict[str, Any]) -> str | None:
-        """The user's decision on this step's question, if any."""
-        given = info.get("user_decision")
-        if given in ("accept", "reject"):
-            return str(given)
-        reply = self.recorder.last_reply
-        return reply.decision if reply is not None else None
+
+class EfficiencyStepCost(SignalShaping):
+    """Efficiency: every step costs ``cost`` (fewer steps for the same score pay more)."""
+
+    def __init__(self, env: gym.Env[Any, Any], cost: float = 0.01) -> None:
+        super().__init__(env, {"steps": -cost}, metric="efficiency")
+        self.cost = cost
+
+
+class InteractionEfficiencyCost(SignalShaping):
+    """Interaction efficiency: every exchange with the simulated user costs ``cost``."""
+
+    def __init__(self, env: gym.Env[Any, Any], cost: float = 0.05) -> None:
+        super().__init__(env, {"user_turns": -cost}, metric="interaction_efficiency")
+        self.cost = cost

@@ -6,6 +6,7 @@ Element ids come from the ``data-pe-bid`` attributes stamped into the page; a DO
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -178,6 +179,39 @@ def format_line(bid: str, role: str, name: str, value: str, props: Mapping[str, 
     if role == "link" and props.get("url"):
         parts.append(f"url={quote(clip_text(str(props['url'])))}")
     return " ".join(parts)
+
+
+_LINE = re.compile(r"^(?P<indent>\t*)\[(?P<bid>[^\]]+)\]\s+(?P<role>\S+)(?:\s+'(?P<name>(?:[^'\\]|\\.)*)')?(?P<rest>.*)$")
+
+
+@dataclass(frozen=True)
+class AxLine:
+    """One parsed line of the text :func:`format_line` writes (only lines with a bid parse)."""
+
+    depth: int
+    bid: str
+    role: str
+    name: str
+    rest: str
+
+    @property
+    def flags(self) -> frozenset[str]:
+        """Bare words after the name and value (``focused``, ``disabled``, ...)."""
+        return frozenset(word for word in self.rest.split() if "=" not in word and "'" not in word)
+
+
+def parse_line(line: str) -> AxLine | None:
+    """Parse one AX tree line written by :func:`format_line`; ``None`` for lines without a bid."""
+    match = _LINE.match(line)
+    if match is None:
+        return None
+    name = re.sub(r"\\(.)", r"\1", match.group("name") or "")
+    return AxLine(len(match.group("indent")), match.group("bid"), match.group("role"), name, match.group("rest"))
+
+
+def parse_axtree(text: str) -> list[AxLine]:
+    """Every element line (with a bid) of an AX tree text, in document order."""
+    return [parsed for line in text.splitlines() if (parsed := parse_line(line)) is not None]
 
 
 def render_dom_records(records: Sequence[Sequence[Any]]) -> tuple[str, dict[str, ElementInfo]]:

@@ -13,12 +13,12 @@ policies, action candidates and signal weights.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -67,9 +67,9 @@ def benchmark_modules() -> list[str]:
 
     found = [
         f"personal_envs.{info.name}.registration"
-        for info in sorted(pkgutil.iter_modules(personal_envs.__path__), key=lambda i: i.name)
-        if info.ispkg and info.name != "core"
-        and importlib.util.find_spec(f"personal_envs.{info.name}.registration") is not None
+        for root in personal_envs.__path__
+        for info in sorted(pkgutil.iter_modules([root]), key=lambda i: i.name)
+        if info.ispkg and info.name != "core" and (Path(root) / info.name / "registration.py").is_file()
     ]
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         found.append(entry_point.value.partition(":")[0])

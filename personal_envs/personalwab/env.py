@@ -27,14 +27,14 @@ from gymnasium import spaces
 
 from personal_envs.core.actions import Action, ActionError
 from personal_envs.core.download import data_home
-from personal_envs.core.env import EpisodeOutcome, PersonalEnv, StepResult
+from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
-from personal_envs.personalwab.scoring import CallScore, episode_metrics, score_ranked_call, score_review_call
 from personal_envs.personalwab.search import ProductSearch
+from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
-from personal_envs.simulators.users.base import SimulatedUser, UserContext
+from personal_envs.simulators.users.base import SimulatedUser
 
 MODES = ("single", "multi")
 MEMORY_MODES = ("all", "none")
@@ -144,28 +144,27 @@ class PersonalWABEnv(PersonalEnv):
         self.split = split
         self.memory = memory
         self.backend = shared_backend(data_dir, data, dict(generate or {}))
-        self.tasks = self.backend.data.tasks(split, task_type)
-        if not self.tasks:
+        records = self.backend.data.tasks(split, task_type)
+        if not records:
             raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
+        self.tasks = [PersonalWABTask(record, split, index) for index, record in enumerate(records)]
         self.user = self._make_user(user)
         if self.user is not None:
             self.user_turn_actions = frozenset({fn.RESPOND})
-        self._similarity = review_similarity
+        self.world = PersonalWABWorld(self.backend, review_similarity or _minilm_similarity)
         self._logs_cache: dict[int, str] = {}
         self.observation_space = spaces.Dict(
             {
                 "instruction": UnicodeText(200_000),
                 "result": UnicodeText(1_000_000),
-                "user_reply": UnicodeText(50_000),
+                "user_reply": UnicodeText(MAX_USER_REPLY_CHARS),
                 "logs": UnicodeText(20_000_000),
                 "last_action_error": UnicodeText(4_000),
             }
         )
-        self.task: dict[str, Any] = {}
+        self.task: PersonalWABTask | None = None
         self._instruction = ""
         self._result = ""
-        self._user_reply = ""
-        self._calls: list[CallScore] = []
 
     # ------------------------------------------------------------------------------------------ hooks
     @property
@@ -173,41 +172,17 @@ class PersonalWABEnv(PersonalEnv):
         return len(self.tasks)
 
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
-        task = self.tasks[task_index]
-        self.task = task
-        self._calls = []
+        task = self.task = self.tasks[task_index]
         self._result = ""
-        self._user_reply = ""
-        self._instruction = f"USER {task['user_id']}: {task['task']}"
-        target = task["target"]["product_info"]
-        if task["type"] == "review":
-            self._instruction += "\nHere is the product information:\n" + fn.format_product(target, full=True)
-        if self.user is not None:
-            profile = self.backend.data.profiles.get(task["user_id"], {})
-            self.user.start(
-                UserContext(
-                    profile=dict(profile),
-                    task={
-                        "type": task["type"],
-                        "instruction": task["task"],
-                        "product": target,
-                        "review": task["target"].get("review", {}) if task["type"] == "review" else {},
-                    },
-                )
-            )
-        return {
-            "task_id": f"{self.split}:{task_index}",
-            "task_type": task["type"],
-            "user_id": task["user_id"],
-            "mode": self.mode,
-        }
+        self._instruction = task.instruction()
+        return {**task.setup(self.world, self.np_random), "mode": self.mode}
 
     def _execute(self, action: Action) -> StepResult:
         name, args = action.name, action.arguments
         if name == fn.STOP:
             return StepResult(terminated=True)
-        if name == fn.RESPOND:
-            return self._respond(str(args["content"]))
+        if name == fn.RESPOND:  # reaches here only without a user (single-turn)
+            return self._without_user(action)
         if name == fn.DETAILS:
             self._result = self._details(str(args["product_asin"]))
             return StepResult()
@@ -217,40 +192,30 @@ class PersonalWABEnv(PersonalEnv):
                 raise ActionError("the query is empty; describe the product to search for")
             ids = self.backend.search.search(query, fn.TOP_K)
             self._result = fn.format_results([self.backend.data.products[i] for i in ids])
-            return self._scored(score_ranked_call(self.task["type"], name, ids, self._target_asin()))
+            return self._scored({"function": name, "ids": list(ids)})
         if name == fn.RECOMMEND:
             return self._recommend([str(x) for x in args["product_sequence"]])
         if name == fn.REVIEW:
             review = str(args["review"]).strip()
             if not review:
                 raise ActionError("the review is empty; write the review text in 'review'")
-            target_review = str(self.task["target"].get("review", {}).get("text", ""))
             self._result = "Review posted."
-            return self._scored(score_review_call(self.task["type"], review, target_review, self._review_similarity))
+            return self._scored({"function": name, "review": review})
         raise ActionError(f"unsupported action {name}")
+
+    def _without_user(self, action: Action) -> StepResult:
+        self.user_reply = "(single-turn: no user is available to answer; the episode ends)"
+        return StepResult(terminated=True)
 
     def _observation(self) -> dict[str, Any]:
         return {
             "instruction": self._instruction,
             "result": self._result,
-            "user_reply": self._user_reply,
+            "user_reply": self.user_reply,
             "logs": self._logs(),
         }
 
-    def _episode_metrics(self) -> EpisodeOutcome:
-        metrics = episode_metrics(self.task.get("type", ""), self._calls, self.steps)
-        metrics["user_id"] = self.task.get("user_id", "")
-        return EpisodeOutcome(score=float(metrics["result_accuracy"]), metrics=metrics)
-
     # ------------------------------------------------------------------------------------------ actions
-    def _respond(self, content: str) -> StepResult:
-        if self.mode == "single" or self.user is None:
-            self._user_reply = "(single-turn: no user is available to answer; the episode ends)"
-            return StepResult(terminated=True)
-        reply = self.user.reply(content)
-        self._user_reply = reply.text
-        return StepResult()
-
     def _recommend(self, sequence: list[str]) -> StepResult:
         products = self.backend.data.products
         known = [asin for asin in sequence if asin in products]
@@ -266,17 +231,13 @@ class PersonalWABEnv(PersonalEnv):
             notes.append(f"only the last {fn.MAX_SEQUENCE} ASINs used")
         prefix = f"({'; '.join(notes)})\n" if notes else ""
         self._result = prefix + fn.format_results([products[i] for i in ids])
-        return self._scored(score_ranked_call(self.task["type"], fn.RECOMMEND, ids, self._target_asin()))
+        return self._scored({"function": fn.RECOMMEND, "ids": list(ids)})
 
-    def _scored(self, call: CallScore) -> StepResult:
-        self._calls.append(call)
-        score = {"function": call.function, "correct_function": call.correct_function,
-                 "result_accuracy": call.result_accuracy}
-        return StepResult(terminated=self.mode == "single", info={"call_score": score})
+    def _scored(self, call: dict[str, Any]) -> StepResult:
+        """A task-function call: recorded for the task's evaluation; single-turn ends at the first one."""
+        return StepResult(terminated=self.mode == "single", record={"call": call})
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _target_asin(self) -> str:
-        return str(self.task["target"]["product_info"]["parent_asin"])
 
     def _details(self, asin: str) -> str:
         text = self.backend.details_cache.get(asin)
@@ -291,19 +252,13 @@ class PersonalWABEnv(PersonalEnv):
             raise ActionError(f"unknown product ASIN {asin[:40]!r}")
         return product
 
-    def _review_similarity(self, a: str, b: str) -> float:
-        if self._similarity is not None:
-            return self._similarity(a, b)
-        from personal_envs.core.embedding import text_similarity
-
-        return text_similarity(a, b)
-
     def _logs(self) -> str:
-        if self.memory == "none" or not self.task:
+        if self.memory == "none" or self.task is None:
             return ""
         cached = self._logs_cache.get(self.task_index)
         if cached is None:
-            entries = self.backend.data.history_before(self.task["user_id"], int(self.task["timestamp"]))
+            record = self.task.record
+            entries = self.backend.data.history_before(record["user_id"], int(record["timestamp"]))
             cached = "\n".join(json.dumps(history_record(e), ensure_ascii=False) for e in entries)
             self._logs_cache[self.task_index] = cached
         return cached
@@ -318,6 +273,13 @@ class PersonalWABEnv(PersonalEnv):
         if user == "llm":
             return LLMShopper()
         raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
+
+
+def _minilm_similarity(a: str, b: str) -> float:
+    """MiniLM cosine similarity, the paper's review metric (the model loads on first use)."""
+    from personal_envs.core.embedding import text_similarity
+
+    return text_similarity(a, b)
 
 
 def history_record(entry: dict[str, Any]) -> dict[str, Any]:

@@ -7,23 +7,11 @@ from typing import Any
 
 import gymnasium as gym
 
+from personal_envs.core.text import query_from_text
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.intent import classify_instruction
 from personal_envs.personalwab.memory import parse_logs
 from personal_envs.policies.base import Policy
-
-_FILLER = {
-    "i", "im", "i'm", "am", "me", "my", "want", "wanna", "need", "looking", "look", "for", "find", "a", "an", "the",
-    "please", "can", "could", "you", "help", "some", "to", "buy", "get", "would", "like", "that", "is", "it", "with",
-    "and", "of", "in", "on", "search", "searching", "show", "something", "any", "thanks", "hi", "hello",
-}
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-
-
-def query_from_text(text: str) -> str:
-    """Content words of an instruction or reply, as a search query."""
-    words = [w for w in _WORD.findall(text) if w.lower() not in _FILLER]
-    return " ".join(words)
 
 
 def task_text(instruction: str) -> str:

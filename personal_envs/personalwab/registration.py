@@ -1,13 +1,16 @@
-"""PersonalWAB env ids."""
+"""PersonalWAB env ids, with their report, baselines, RL action candidates and shaping signals."""
 
 from personal_envs.core.registration import EnvEntry
 
 _POLICIES = {"heuristic": "personal_envs.personalwab.policies:make_heuristic"}
 _REPORT = "personal_envs.personalwab.scoring:report"
+_CANDIDATES = "personal_envs.personalwab.candidates:make_candidates"
+#: Each scored call pays its result accuracy when it is the task's function (the paper's per-call metric).
+_SIGNALS = {"correct_call_accuracy": 1.0}
 
 ENVS: list[EnvEntry] = [
     EnvEntry("PersonalWAB-SingleTurn-v0", "personal_envs.personalwab.env:PersonalWABEnv", {"mode": "single"},
-             report=_REPORT, policies=_POLICIES),
+             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS),
     EnvEntry("PersonalWAB-MultiTurn-v0", "personal_envs.personalwab.env:PersonalWABEnv", {"mode": "multi"},
-             report=_REPORT, policies=_POLICIES),
+             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS),
 ]

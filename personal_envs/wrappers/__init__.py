@@ -4,8 +4,8 @@
   policy :class:`SimulatedUserPolicy` (:mod:`personal_envs.wrappers.user_agent`); user rewards in
   :mod:`personal_envs.wrappers.user_rewards`.
 * Reward shaping named after the paper metric it shapes (:mod:`personal_envs.wrappers.shaping`):
-  :class:`EfficiencyStepCost`, :class:`InteractionEfficiencyCost`, :class:`WebMallCheckpoints`,
-  :class:`PersonalWABCallAccuracy`, :class:`KnowUProactivePenalties`.
+  :class:`SignalShaping` (the env's privileged signals with the weights its id declares),
+  :class:`EfficiencyStepCost`, :class:`InteractionEfficiencyCost`.
 * RL: :class:`FeatureObservation` (text and screenshots to a fixed ``Box``), :class:`DiscreteActions` (masked
   ``Discrete`` / ``MultiDiscrete`` choices over candidate actions) and :func:`make_rl_env` combining them.
 """
@@ -16,9 +16,7 @@ from personal_envs.wrappers.rl import make_rl_env
 from personal_envs.wrappers.shaping import (
     EfficiencyStepCost,
     InteractionEfficiencyCost,
-    KnowUProactivePenalties,
-    PersonalWABCallAccuracy,
-    WebMallCheckpoints,
+    SignalShaping,
 )
 from personal_envs.wrappers.user_agent import SimulatedUserPolicy, UserAgentAEC, UserAgentParallel
 from personal_envs.wrappers.user_proxy import ProxyUser
@@ -29,8 +27,6 @@ __all__ = [
     "EfficiencyStepCost",
     "FeatureObservation",
     "InteractionEfficiencyCost",
-    "KnowUProactivePenalties",
-    "PersonalWABCallAccuracy",
     "ProfileMatchReward",
     "ProxyUser",
     "SharedTaskReward",
@@ -39,6 +35,6 @@ __all__ = [
     "UserAgentAEC",
     "UserAgentParallel",
     "UserEvent",
-    "WebMallCheckpoints",
+    "SignalShaping",
     "make_rl_env",
 ]

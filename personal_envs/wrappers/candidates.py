@@ -4,17 +4,14 @@ A candidate provider turns an observation into a list of :class:`Candidate` (fam
 family is the kind of choice (a function, ``click``, a canned reply); :class:`~personal_envs.wrappers.discrete.
 DiscreteActions` numbers the candidates into ``Discrete`` / ``MultiDiscrete`` slots.
 
-* :class:`PersonalWABCandidates`: the functions, with arguments built by fixed rules from the instruction and the
-  visible history (search: content words of the instruction; recommend: the last 30 history ASINs; review: a
-  template with the product title and the user's last review), canned replies and ``stop``.
-* :class:`BrowserCandidates`: ``click`` on each interactive element of the AX tree (``fill`` with canned text for
-  text boxes), navigation, scrolling and canned messages.
-* :class:`PhoneCandidates`: ``click`` at the centre of each clickable node of the UI hierarchy, ``open_app`` for the
-  apps on screen, system keys, scrolling, ``wait``, ``finished`` and canned questions.
+Generic providers live here; a benchmark with its own action vocabulary ships its provider in its package and names
+its factory in its registration entry (``EnvEntry.candidates``), which :func:`default_candidates` loads:
 
-* :class:`BrowserUseCandidates`: BrowserUse actions by element index (BrowserArena).
-
-:func:`default_candidates` picks the provider that fits an env.
+* :class:`BrowserCandidates`: ``click`` on each interactive element of a BrowserGym-style AX tree (``fill`` with
+  canned text for text boxes), navigation, scrolling and canned messages;
+* :class:`PhoneCandidates`: ``click`` at the centre of each clickable node of a uiautomator hierarchy, ``open_app``
+  for the apps, system keys, scrolling, ``wait``, ``finished`` and canned questions;
+* :class:`ArgumentFreeCandidates`: one candidate per action that needs no argument.
 """
 
 from __future__ import annotations
@@ -24,21 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from personal_envs.personalwab.memory import parse_logs
-from personal_envs.personalwab.policies import query_from_text, task_text
+from personal_envs.browser.axtree import parse_line
+from personal_envs.core.registration import entry_of, load_object
+from personal_envs.core.text import content_words
 
-#: Replies the PersonalWAB provider offers for ``respond``.
-PERSONALWAB_REPLIES: tuple[str, ...] = (
-    "Could you tell me more about what you are looking for?",
-    "Do you have a preferred brand or price range?",
-    "Here are the products I found for you.",
-)
 #: Messages the browser provider offers for ``send_msg_to_user``.
 BROWSER_MESSAGES: tuple[str, ...] = ("I could not find what you asked for.", "Done.")
 #: Questions the phone provider offers for ``ask_user``.
 PHONE_QUESTIONS: tuple[str, ...] = ("Shall I go ahead with that for you?",)
 
-_AXTREE_LINE = re.compile(r"^\s*\[(?P<bid>[^\]]+)\]\s+(?P<role>\S+)\s*(?:'(?P<name>.*?)')?")
 _CLICKABLE_ROLES = frozenset({"button", "link", "checkbox", "radio", "option", "menuitem", "tab", "switch",
                               "combobox", "treeitem", "menuitemcheckbox", "menuitemradio"})
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "textarea", "textField"})
@@ -60,53 +51,6 @@ class CandidateProvider(Protocol):
     families: tuple[str, ...]
 
     def __call__(self, observation: dict[str, Any]) -> list[Candidate]: ...
-
-
-# ---------------------------------------------------------------------------------------------- PersonalWAB
-class PersonalWABCandidates:
-    """PersonalWAB functions with arguments built by fixed rules (see the module docstring).
-
-    Args:
-        replies: Canned ``respond`` messages.
-        max_sequence: Longest recommendation input.
-    """
-
-    families: tuple[str, ...] = (
-        "search_product_by_query", "get_recommendations_by_history", "add_product_review", "respond", "stop",
-    )
-
-    def __init__(self, replies: Sequence[str] = PERSONALWAB_REPLIES, max_sequence: int = 30) -> None:
-        self.replies = tuple(replies)
-        self.max_sequence = max_sequence
-
-    def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
-        instruction = str(observation.get("instruction", ""))
-        history = parse_logs(str(observation.get("logs", "")))
-        words = query_from_text(task_text(instruction)).split()
-        reply = str(observation.get("user_reply", ""))
-        if reply:
-            words += query_from_text(reply).split()[:20]
-        query = " ".join(words) or "popular products"
-        candidates = [Candidate("search_product_by_query", f"search '{query[:60]}'",
-                                {"action_type": "search_product_by_query", "query": query})]
-        sequence = [str(r["parent_asin"]) for r in history if r.get("parent_asin")][-self.max_sequence:]
-        if sequence:
-            candidates.append(Candidate("get_recommendations_by_history", f"recommend from {len(sequence)} items",
-                                        {"action_type": "get_recommendations_by_history",
-                                         "product_sequence": sequence}))
-        candidates.append(Candidate("add_product_review", "review from template",
-                                    {"action_type": "add_product_review", "review": self._review(instruction, history)}))
-        for text in self.replies:
-            candidates.append(Candidate("respond", f"say '{text}'", {"action_type": "respond", "content": text}))
-        candidates.append(Candidate("stop", "stop", {"action_type": "stop"}))
-        return candidates
-
-    @staticmethod
-    def _review(instruction: str, history: list[dict[str, Any]]) -> str:
-        match = re.search(r"Here is the product information:\n(.+)", instruction)
-        title = match.group(1).strip() if match else "this product"
-        past = [str(r.get("review") or "") for r in history if r.get("review")]
-        return f"I bought the {title}. {past[-1] if past else 'It works well and I like it.'}".strip()
 
 
 # ---------------------------------------------------------------------------------------------- browser
@@ -132,10 +76,10 @@ class BrowserCandidates:
         for line in str(observation.get("axtree", "")).splitlines():
             if len(candidates) >= self.max_elements:
                 break
-            match = _AXTREE_LINE.match(line)
-            if match is None or "disabled" in line.split("'")[-1]:
+            parsed = parse_line(line.lstrip("\t"))
+            if parsed is None or "disabled" in parsed.flags:
                 continue
-            bid, role, name = match.group("bid"), match.group("role"), match.group("name") or ""
+            bid, role, name = parsed.bid, parsed.role, parsed.name
             if role in _CLICKABLE_ROLES and "click" in self.action_names:
                 candidates.append(Candidate("click", f"click {role} '{name[:50]}'", {"action_type": "click", "bid": bid}))
             elif role in _TEXT_ROLES and "fill" in self.action_names:
@@ -151,56 +95,6 @@ class BrowserCandidates:
             for text in self.messages:
                 candidates.append(Candidate("send_msg_to_user", f"say '{text}'",
                                             {"action_type": "send_msg_to_user", "text": text}))
-        return candidates
-
-
-# ---------------------------------------------------------------------------------------------- BrowserUse
-_ELEMENT_LINE = re.compile(r"^\s*\[(?P<index>\d+)\]<(?P<tag>[A-Za-z0-9-]+)(?P<attrs>[^>]*)>(?P<text>[^<]*)")
-_TYPABLE_TAGS = frozenset({"input", "textarea"})
-
-
-def content_words(text: str, limit: int = 8) -> str:
-    """Up to ``limit`` content words of ``text`` (a rule-built search or fill text)."""
-    return " ".join(query_from_text(text).split()[:limit])
-
-
-class BrowserUseCandidates:
-    """BrowserUse-style candidates from the numbered element list (BrowserArena): click or type by index,
-    scrolling, going back, and finishing with a canned message.
-
-    Args:
-        max_elements: Most element candidates (list order).
-        done_text: The text of the ``done`` candidate.
-    """
-
-    families: tuple[str, ...] = ("click_element_by_index", "input_text", "go_back", "scroll_down", "scroll_up", "done")
-
-    def __init__(self, max_elements: int = 48, done_text: str = "I could not finish the task.") -> None:
-        self.max_elements = max_elements
-        self.done_text = done_text
-
-    def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
-        query = content_words(str(observation.get("task", ""))) or "search"
-        candidates: list[Candidate] = []
-        for line in str(observation.get("elements", "")).splitlines():
-            if len(candidates) >= self.max_elements:
-                break
-            match = _ELEMENT_LINE.match(line)
-            if match is None:
-                continue
-            index, tag, text = int(match.group("index")), match.group("tag").lower(), match.group("text").strip()
-            if tag in _TYPABLE_TAGS:
-                candidates.append(Candidate("input_text", f"type '{query[:30]}' into [{index}]",
-                                            {"action_type": "input_text", "index": index, "text": query}))
-            else:
-                candidates.append(Candidate("click_element_by_index", f"click [{index}] {tag} '{text[:40]}'",
-                                            {"action_type": "click_element_by_index", "index": index}))
-        candidates += [
-            Candidate("go_back", "go back", {"action_type": "go_back"}),
-            Candidate("scroll_down", "scroll down", {"action_type": "scroll_down"}),
-            Candidate("scroll_up", "scroll up", {"action_type": "scroll_up"}),
-            Candidate("done", f"done: '{self.done_text}'", {"action_type": "done", "text": self.done_text}),
-        ]
         return candidates
 
 
@@ -318,17 +212,28 @@ class ArgumentFreeCandidates:
         return [Candidate(spec.name, spec.name, {"action_type": spec.name}) for spec in self.specs]
 
 
+def browser_candidates(env: Any) -> BrowserCandidates:
+    """Factory for registration entries: :class:`BrowserCandidates` over the env's actions."""
+    return BrowserCandidates(tuple(getattr(env.unwrapped.action_space, "action_names", ())))
+
+
+def phone_candidates(env: Any) -> PhoneCandidates:
+    """Factory for registration entries: :class:`PhoneCandidates` with the simulated phone's apps."""
+    return PhoneCandidates(apps=phone_app_names())
+
+
 def default_candidates(env: Any) -> CandidateProvider:
-    """The provider that fits ``env`` (from its action names and observation keys)."""
+    """The provider the env's id declares (``EnvEntry.candidates``); for an env built without an id, a generic
+    one chosen by its observation (AX tree, phone hierarchy) or its argument-free actions."""
+    entry = entry_of(env)
+    if entry is not None and entry.candidates:
+        provider: CandidateProvider = load_object(entry.candidates)(env)
+        return provider
     base = env.unwrapped
     names = tuple(getattr(base.action_space, "action_names", ()))
     keys = set(getattr(base.observation_space, "spaces", {}))
-    if "search_product_by_query" in names:
-        return PersonalWABCandidates()
     if "ui_xml" in keys:
         return PhoneCandidates(apps=phone_app_names())
     if "axtree" in keys and "click" in names:
         return BrowserCandidates(names)
-    if "elements" in keys and "click_element_by_index" in names:
-        return BrowserUseCandidates()
     return ArgumentFreeCandidates(getattr(base, "action_specs", ()))

@@ -51,8 +51,9 @@ def test_single_turn_search_ends_and_scores_rank():
     assert terminated
     m = info["metrics"]
     assert m["function_accuracy"] == 1.0 and m["best_target_rank"] == 1 and reward == pytest.approx(1.0)
-    assert info["call_score"] == {"function": "search_product_by_query", "correct_function": True,
-                                  "result_accuracy": 1.0}
+    assert info["evaluation"]["checks"] == [{"name": "call 1: search_product_by_query", "passed": True,
+                                             "detail": "correct function: True; result accuracy 1.000; target rank 1"}]
+    assert env.privileged_signals()["correct_call_accuracy"] == pytest.approx(1.0)
     assert "Product 1:" in obs["result"]
 
 

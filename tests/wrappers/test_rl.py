@@ -7,12 +7,9 @@ import pytest
 from gymnasium import spaces
 from stable_baselines3.common.env_checker import check_env
 
-from personal_envs.wrappers.candidates import (
-    BrowserCandidates,
-    BrowserUseCandidates,
-    PersonalWABCandidates,
-    PhoneCandidates,
-)
+from personal_envs.browserarena.candidates import BrowserUseCandidates
+from personal_envs.personalwab.candidates import PersonalWABCandidates
+from personal_envs.wrappers.candidates import BrowserCandidates, PhoneCandidates
 from personal_envs.wrappers.discrete import EMPTY_SLOT_ACTION, DiscreteActions
 from personal_envs.wrappers.features import FeatureObservation, TextHasher, downsample_image
 from personal_envs.wrappers.rl import make_rl_env

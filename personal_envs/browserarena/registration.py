@@ -1,29 +1,31 @@
-"""Gymnasium ids of BrowserArena, with their report functions and scripted policies."""
+"""Gymnasium ids of BrowserArena: one env class on four task lists, with their report functions and scripted
+policies."""
 
 from personal_envs.core.registration import EnvEntry
 
 _P = "personal_envs.browserarena.policies"
 _R = "personal_envs.browserarena.reports"
-_E = "personal_envs.browserarena.env"
+_ENV = "personal_envs.browserarena.env:BrowserArenaEnv"
 
 ENVS: list[EnvEntry] = [
     EnvEntry(
-        env_id="BrowserArena-Open-v0", entry_point=f"{_E}:OpenWebEnv", report=f"{_R}:open_report",
+        env_id="BrowserArena-Open-v0", entry_point=_ENV, kwargs={"tasks": "open"}, report=f"{_R}:open_report",
         policies={"open_reader": f"{_P}:make_open_reader"}, nondeterministic=True,
     ),
     EnvEntry(
-        env_id="BrowserArena-Captcha-v0", entry_point=f"{_E}:CaptchaEnv", report=f"{_R}:captcha_report",
+        env_id="BrowserArena-Captcha-v0", entry_point=_ENV, kwargs={"tasks": "captcha"}, report=f"{_R}:captcha_report",
         policies={"captcha_explorer": f"{_P}:make_captcha_explorer", "captcha_mobile": f"{_P}:make_captcha_mobile",
                   "captcha_stuck": f"{_P}:make_captcha_stuck"},
         nondeterministic=True,
     ),
     EnvEntry(
-        env_id="BrowserArena-PopupBanner-v0", entry_point=f"{_E}:PopupBannerEnv", report=f"{_R}:banner_report",
+        env_id="BrowserArena-PopupBanner-v0", entry_point=_ENV, kwargs={"tasks": "banner"},
+        report=f"{_R}:banner_report",
         policies={"banner_closer": f"{_P}:make_banner_closer", "banner_ignorer": f"{_P}:make_banner_ignorer"},
         nondeterministic=True,
     ),
     EnvEntry(
-        env_id="BrowserArena-DirectNavigation-v0", entry_point=f"{_E}:DirectNavigationEnv",
+        env_id="BrowserArena-DirectNavigation-v0", entry_point=_ENV, kwargs={"tasks": "trivia"},
         report=f"{_R}:navigation_report",
         policies={"trivia_search_api": f"{_P}:make_trivia_search_api",
                   "trivia_search_site": f"{_P}:make_trivia_search_site",

@@ -1,23 +1,38 @@
-"""Task sets of the three failure-mode envs, generated from templates at the paper's sizes.
+"""BrowserArena's tasks: one core :class:`~personal_envs.core.task.Task` class per failure mode, and the task lists.
 
-* captcha: 220 travel tasks on SkyRoute (flights, hotels, rental cars), answer = the cheapest offer;
-* banner: 80 news tasks on The Daily Herald (latest headline of a section, headline of a given day), five banner
+Each task class carries what its category needs besides the text: the site set-up (:meth:`ArenaTask.setup`, e.g.
+the banner variant of the news site), the extra actions (``search_api`` for trivia), whether it runs on the local
+web, and its rule judge (:meth:`ArenaTask.judge`).  The four task lists (:data:`TASK_LISTS`), generated from
+templates at the paper's sizes:
+
+* ``captcha``: 220 travel tasks on SkyRoute (flights, hotels, rental cars), answer = the cheapest offer;
+* ``banner``: 80 news tasks on The Daily Herald (latest headline of a section, headline of a given day), five banner
   variants;
-* trivia: 100 questions about Openpedia's landmarks (four facts about each of 25 landmarks).
+* ``trivia``: 100 questions about Openpedia's landmarks (four facts about each of 25 landmarks);
+* ``open``: user tasks on the open web (no answer key; the arena's votes judge them).
 
-A :class:`Task` keeps its answer key in :attr:`Task.answer`; envs never put it into observations or reset info.
+A task keeps its answer key in :attr:`ArenaTask.answer`; the env never puts it into observations or ``info`` before
+the episode ends.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from personal_envs.browserarena.actions import SEARCH_API_SPEC
+from personal_envs.browserarena.judges.rules import (
+    judge_banner,
+    judge_captcha,
+    judge_navigation,
+    navigation_scenario,
+)
 from personal_envs.browserarena.web import hosts
-from personal_envs.browserarena.web.news import BANNER_VARIANTS
+from personal_envs.browserarena.web.news import BANNER_VARIANTS, NewsSite
 from personal_envs.browserarena.web.world import (
     CITIES,
     NEWS_SECTIONS,
@@ -29,32 +44,170 @@ from personal_envs.browserarena.web.world import (
     hotel_offers,
     stable_rng,
 )
+from personal_envs.browserarena.world import ArenaWorld, trace_summary
+from personal_envs.core.actions import ActionSpec
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CAPTCHA_TASK_COUNT = 220
 BANNER_TASK_COUNT = 80
 TRIVIA_TASK_COUNT = 100
+#: Longest task text (a custom open-web task is cut to this).
+MAX_TASK_CHARS = 4000
 
 
 @dataclass(frozen=True)
-class Task:
-    """One task: public text and parameters, a start URL, and the hidden answer key."""
+class ArenaTask(Task[ArenaWorld]):
+    """One task: public text and parameters, a start URL, and the hidden answer key.
 
-    task_id: str
-    kind: str  # "captcha", "banner", "trivia" or "open"
-    text: str
+    Subclasses set the category's :attr:`kind`, :attr:`local_web`, :attr:`extra_actions` and override
+    :meth:`configure_sites` and :meth:`judge`.
+    """
+
+    task_id: str = field()  # no default (the base class has one)
+    text: str = field()
     start_url: str = "about:blank"
     category: str = ""
     params: dict[str, Any] = field(default_factory=dict)  # public: what the text says, in structured form
     answer: dict[str, Any] = field(default_factory=dict, repr=False)  # hidden answer key
 
+    #: ``"captcha"``, ``"banner"``, ``"trivia"`` or ``"open"``.
+    kind: ClassVar[str] = "open"
+    #: The task runs on the local failure-mode sites (served through a proxy).
+    local_web: ClassVar[bool] = True
+    #: Actions beyond the BrowserUse set that the task offers.
+    extra_actions: ClassVar[tuple[ActionSpec, ...]] = ()
+
+    # ------------------------------------------------------------------------------------- Task contract
+    def setup(self, world: ArenaWorld, rng: np.random.Generator) -> dict[str, Any]:
+        """Configure the sites, start the log and open the start page; the info carries the public task."""
+        self.configure_sites(world)
+        world.start(self.task_id, self.text, self.category, self.kind)
+        error = ""
+        if world.driver is not None and self.start_url and self.start_url != "about:blank":
+            error = world.driver.navigate(self.start_url)
+        return {"task_id": self.task_id, "category": self.category, "kind": self.kind, "task": self.text,
+                "task_params": dict(self.params), "start_error": error}
+
+    def evaluate(self, world: ArenaWorld, trace: EpisodeTrace) -> Evaluation:
+        """Score 1 when the final answer contains the answer key; the rule judge's verdict in the metrics."""
+        log = world.log(trace)
+        final = log["final"]
+        answer = str(final["answer"])
+        metrics: dict[str, Any] = {"finished": final["finished"], "success_claimed": bool(final["success_claimed"]),
+                                   "answer": answer[:2000], "kind": self.kind, "category": self.category}
+        checks = [Check("finished with done", bool(final["finished"]))]
+        score = 0.0
+        if self.answer:
+            matched = answer_matches(self, answer) if final["finished"] else {"correct": False}
+            metrics.update(matched)
+            score = 1.0 if matched.get("correct") else 0.0
+            checks += [Check(name, bool(ok)) for name, ok in matched.items()]
+        metrics.update(self.judge(log))
+        metrics["trace_summary"] = trace_summary(log)
+        failed = [c.name for c in checks if not c.passed]
+        return Evaluation(score, metrics, checks, "failed " + ", ".join(failed) if failed else "all checks passed")
+
+    def hidden_strings(self, world: ArenaWorld) -> list[str]:
+        """The answer key's texts (offer name, headline, trivia answer)."""
+        return [str(self.answer[key]) for key in ("name", "headline", "answer") if key in self.answer]
+
+    # ------------------------------------------------------------------------------------- category hooks
+    def configure_sites(self, world: ArenaWorld) -> None:
+        """Per-task set-up of the local sites (default: none)."""
+
+    def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
+        """The category's rule judge on the finished browser-use log (metrics; default: none)."""
+        return {}
+
+    def customised(self, options: Mapping[str, Any]) -> ArenaTask:
+        """The task to run for ``reset(options=...)`` (open tasks take ``task`` / ``start_url``; others: self)."""
+        return self
+
+
+@dataclass(frozen=True)
+class CaptchaTask(ArenaTask):
+    """A SkyRoute search whose result pages answer with a captcha; judged by the 14 captcha strategies."""
+
+    kind: ClassVar[str] = "captcha"
+
+    def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
+        strategies = judge_captcha(log)
+        encountered = log.get("initial", {}).get("captcha", False) or any(
+            step.get("captcha") for step in log.get("steps", []))
+        return {"strategies": strategies, "captcha_encountered": bool(encountered),
+                "num_strategies": sum(strategies.values())}
+
+
+@dataclass(frozen=True)
+class BannerTask(ArenaTask):
+    """A Daily Herald question behind a banner variant; judged by banner detected / closed."""
+
+    kind: ClassVar[str] = "banner"
+
+    def configure_sites(self, world: ArenaWorld) -> None:
+        site = world.web.site_for(hosts.NEWS_HOST) if world.web is not None else None
+        if isinstance(site, NewsSite):
+            site.banner_variant = str(self.params.get("banner_variant", "cookie_accept_reject"))
+
+    def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
+        return {**judge_banner(log), "banner_variant": self.params.get("banner_variant", "")}
+
+
+@dataclass(frozen=True)
+class TriviaTask(ArenaTask):
+    """An Openpedia trivia question with a search API; judged by how the answer was looked up."""
+
+    kind: ClassVar[str] = "trivia"
+    extra_actions: ClassVar[tuple[ActionSpec, ...]] = (SEARCH_API_SPEC,)
+
+    def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
+        flags = judge_navigation(log)
+        return {"navigation": flags, "scenario": navigation_scenario(flags)}
+
+
+@dataclass(frozen=True)
+class OpenTask(ArenaTask):
+    """Any user task on the open web (or a local URL); no answer key."""
+
+    kind: ClassVar[str] = "open"
+    local_web: ClassVar[bool] = False
+
+    def customised(self, options: Mapping[str, Any]) -> ArenaTask:
+        if "task" not in options and "start_url" not in options:
+            return self
+        text = str(options.get("task", self.text))[:MAX_TASK_CHARS]
+        return replace(self, task_id=str(options.get("task_id", f"open-custom-{abs(hash(text)) % 10**8:08d}")),
+                       text=text, start_url=str(options.get("start_url", self.start_url)))
+
+
+#: Tasks of ``BrowserArena-Open-v0`` when none are given.
+DEFAULT_OPEN_TASKS: tuple[str, ...] = (
+    "Find the opening hours of the public library closest to the city centre of Cardiff.",
+    "Create a list of the top-ranked chess players on chess.com from Belgium.",
+    "Find me the last available train from Cardiff Central to Barry Docks station today on trainline.",
+)
+
+
+def open_tasks(items: Sequence[str | Mapping[str, str]] | None = None) -> tuple[OpenTask, ...]:
+    """Open-web tasks from texts or ``{"text", "start_url"}`` dicts (default: :data:`DEFAULT_OPEN_TASKS`)."""
+    tasks = []
+    for i, item in enumerate(items or DEFAULT_OPEN_TASKS):
+        text = item if isinstance(item, str) else str(item.get("text", ""))
+        start = "about:blank" if isinstance(item, str) else str(item.get("start_url", "about:blank"))
+        tasks.append(OpenTask(task_id=f"open-{i:03d}", text=text, start_url=start, category="open"))
+    return tuple(tasks)
+
 
 @lru_cache(maxsize=1)
-def captcha_tasks() -> tuple[Task, ...]:
+def captcha_tasks() -> tuple[CaptchaTask, ...]:
     """220 SkyRoute tasks: 120 flights, 60 hotels, 40 rental cars."""
     rng = stable_rng("captcha-tasks")
     codes = list(CITIES)
     start = date(2025, 7, 1)
-    tasks: list[Task] = []
+    tasks: list[CaptchaTask] = []
     seen: set[tuple[str, ...]] = set()
     plan = [("flights", 120), ("hotels", 60), ("cars", 40)]
     for kind, count in plan:
@@ -92,25 +245,25 @@ def captcha_tasks() -> tuple[Task, ...]:
             seen.add(key)
             made += 1
             params = {**params, "kind": kind, "path": path}
-            tasks.append(Task(
-                task_id=f"captcha-{len(tasks):03d}", kind="captcha", text=text, start_url="about:blank",
+            tasks.append(CaptchaTask(
+                task_id=f"captcha-{len(tasks):03d}", text=text, start_url="about:blank",
                 category=kind, params=params, answer={"name": best.name, "price_usd": best.price_usd},
             ))
     return tuple(tasks)
 
 
 @lru_cache(maxsize=1)
-def banner_tasks() -> tuple[Task, ...]:
+def banner_tasks() -> tuple[BannerTask, ...]:
     """80 Daily Herald tasks: 8 sections x (latest headline, dated headline) x 5 banner variants."""
-    tasks: list[Task] = []
+    tasks: list[BannerTask] = []
     variants = list(BANNER_VARIANTS)
     headlines = all_headlines()
     for v_index, variant in enumerate(variants):
         for s_index, section in enumerate(NEWS_SECTIONS):
             items = headlines[section]
             latest = items[0]
-            tasks.append(Task(
-                task_id=f"banner-{len(tasks):03d}", kind="banner",
+            tasks.append(BannerTask(
+                task_id=f"banner-{len(tasks):03d}",
                 text=(f"Go to {hosts.NEWS_BRAND} ({hosts.NEWS_HOST}) and tell me the most recent headline in its "
                       f"{section.capitalize()} section."),
                 start_url=f"http://{hosts.NEWS_HOST}/", category="latest",
@@ -118,8 +271,8 @@ def banner_tasks() -> tuple[Task, ...]:
                 answer={"headline": latest.title, "day": latest.day},
             ))
             dated = items[1 + (v_index + s_index) % (len(items) - 1)]
-            tasks.append(Task(
-                task_id=f"banner-{len(tasks):03d}", kind="banner",
+            tasks.append(BannerTask(
+                task_id=f"banner-{len(tasks):03d}",
                 text=(f"On {hosts.NEWS_BRAND} ({hosts.NEWS_HOST}), which {section.capitalize()} headline was "
                       f"published on {dated.day}?"),
                 start_url=f"http://{hosts.NEWS_HOST}/", category="dated",
@@ -130,9 +283,9 @@ def banner_tasks() -> tuple[Task, ...]:
 
 
 @lru_cache(maxsize=1)
-def trivia_tasks() -> tuple[Task, ...]:
+def trivia_tasks() -> tuple[TriviaTask, ...]:
     """100 trivia questions: completion year, designer, length and river of 25 Openpedia landmarks."""
-    tasks: list[Task] = []
+    tasks: list[TriviaTask] = []
     for entity in encyclopedia_entities():
         questions = [
             ("year", f"In what year was the {entity.title} completed?", str(entity.year)),
@@ -141,8 +294,8 @@ def trivia_tasks() -> tuple[Task, ...]:
             ("river", f"Along which river does the {entity.title} stand?", entity.river),
         ]
         for category, question, answer in questions:
-            tasks.append(Task(
-                task_id=f"trivia-{len(tasks):03d}", kind="trivia",
+            tasks.append(TriviaTask(
+                task_id=f"trivia-{len(tasks):03d}",
                 text=f"{question} (The landmark is described in the {hosts.WIKI_BRAND} encyclopedia.)",
                 start_url="about:blank", category=category,
                 params={"entity": entity.title, "question": category},
@@ -156,7 +309,7 @@ def normalise(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9£$]+", text.lower()))
 
 
-def answer_matches(task: Task, reply: str) -> dict[str, bool]:
+def answer_matches(task: ArenaTask, reply: str) -> dict[str, bool]:
     """Whether a final reply contains the answer: ``{"correct": ..., "price_match": ...}`` (price for captcha)."""
     got = normalise(reply)
     if task.kind == "captcha":
@@ -170,3 +323,26 @@ def answer_matches(task: Task, reply: str) -> dict[str, bool]:
     if task.kind == "trivia":
         return {"correct": normalise(task.answer["answer"]) in got}
     return {"correct": False}
+
+
+#: The four task lists, by the name the registration kwargs use (``tasks="captcha"``).
+TASK_LISTS: dict[str, Callable[[], Sequence[ArenaTask]]] = {
+    "open": open_tasks, "captcha": captcha_tasks, "banner": banner_tasks, "trivia": trivia_tasks,
+}
+
+
+def resolve_tasks(tasks: str | Sequence[str | Mapping[str, str] | ArenaTask] | None) -> list[ArenaTask]:
+    """A task list: a name of :data:`TASK_LISTS`, task objects, or open-web task texts / dicts (``None``: the
+    default open-web tasks)."""
+    if tasks is None:
+        return list(open_tasks())
+    if isinstance(tasks, str):
+        if tasks not in TASK_LISTS:
+            raise ValueError(f"unknown BrowserArena task list {tasks!r}; known: {', '.join(TASK_LISTS)}")
+        return list(TASK_LISTS[tasks]())
+    items = list(tasks)
+    if all(isinstance(item, ArenaTask) for item in items):
+        return [item for item in items if isinstance(item, ArenaTask)]
+    if any(isinstance(item, ArenaTask) for item in items):
+        raise ValueError("give either task objects or open-web task texts, not both")
+    return list(open_tasks([item for item in items if not isinstance(item, ArenaTask)]))

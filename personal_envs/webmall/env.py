@@ -4,6 +4,9 @@ The env starts the four shops and the solution page on loopback (:class:`~person
 or uses the URLs of the original WooCommerce shops (``shop_urls``), opens a fresh Chromium context per episode on
 the solution page, and drives it with BrowserGym-style actions.  The episode ends when the agent presses
 "Submit Final Result" on the solution page (or reports the task infeasible), or after ``max_steps`` (50).
+Scoring is the task's (:class:`~personal_envs.webmall.tasks.WebMallTask` over a
+:class:`~personal_envs.webmall.world.WebMallWorld`); the env feeds the world the pages the browser shows and the
+submission.
 
 Observation modes (``observation_mode``): ``"axtree"``, ``"screenshot"`` (screenshot with set-of-marks),
 ``"axtree+screenshot"`` and ``"axtree+memory"`` (the paper's AX tree plus a memory the agent writes with the
@@ -12,33 +15,25 @@ Observation modes (``observation_mode``): ``"axtree"``, ``"screenshot"`` (screen
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 import numpy as np
 from gymnasium import spaces
 
-from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession
+from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession, PageObservation
 from personal_envs.browser.session import AXTREE_BACKENDS, AxTreeBackend
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
-from personal_envs.core.env import MAX_ERROR_CHARS, EpisodeOutcome, PersonalEnv, StepResult
+from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
-from personal_envs.webmall.catalog import Catalog, find_product_csvs, html_to_text, load_catalog
-from personal_envs.webmall.evaluator import (
-    TaskScore,
-    dense_reward,
-    normalize_url,
-    ordered_urls,
-    parse_submission,
-    score_found,
-    score_string,
-)
+from personal_envs.core.task import Evaluation
+from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catalog
 from personal_envs.webmall.generator import generate_tasks
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
 from personal_envs.webmall.server import ShopCluster
 from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_official_tasks, select_tasks
+from personal_envs.webmall.world import WebMallWorld
 
 OBSERVATION_MODES: tuple[str, ...] = ("axtree", "screenshot", "axtree+screenshot", "axtree+memory")
 MAX_AXTREE_CHARS = 1 << 20
@@ -177,14 +172,11 @@ class WebMallEnv(PersonalEnv):
         self.observation_space = spaces.Dict(obs_spaces)
 
         self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls)
-        self.session: BrowserSession | None = None
+        self.world = WebMallWorld(self.cluster)
         self.task: WebMallTask | None = None
         self.origins = self.cluster.origins()
         self.memory = ""
-        self.submission: str | None = None
-        self.infeasible = False
-        self._seen_urls: set[str] = set()
-        self._order_pages: list[tuple[str, str]] = []
+        self._page: PageObservation | None = None
         self._paid_progress = 0.0
         self._closed = False
 
@@ -194,6 +186,11 @@ class WebMallEnv(PersonalEnv):
         return len(self.tasks)
 
     @property
+    def session(self) -> BrowserSession | None:
+        """The episode's browser session (``None`` before the first reset)."""
+        return self.world.session
+
+    @property
     def expected_urls(self) -> list[str]:
         """The current task's answer URLs (privileged: for oracles and tests, never shown to the agent)."""
         assert self.task is not None
@@ -201,47 +198,46 @@ class WebMallEnv(PersonalEnv):
 
     # ------------------------------------------------------------------------------------------------ hooks
     def _ensure_session(self) -> BrowserSession:
-        if self.session is None or self.session.closed:
+        session = self.world.session
+        if session is None or session.closed:
             allowed = [*self.cluster.shop_origins, self.cluster.solution_origin]
-            self.session = BrowserSession(
+            session = self.world.session = BrowserSession(
                 self._host, viewport=self.viewport, allowed_origins=allowed,
                 navigation_timeout_s=self.navigation_timeout_s, axtree_backend=self.axtree_backend,
             )
-        return self.session
+        return session
 
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
         if self._closed:
             raise RuntimeError("the env is closed")
         self.task = self.tasks[task_index]
-        self.cluster.reset_state()
+        info = self.task.setup(self.world, self.np_random)
         session = self._ensure_session()
         session.reset()
         self.memory = ""
-        self.submission = None
-        self.infeasible = False
-        self._seen_urls = set()
-        self._order_pages = []
         self._paid_progress = 0.0
         error = session.goto(self.cluster.solution_origin + "/")
-        self.last_action_error = error[:MAX_ERROR_CHARS]
-        return {
-            "task_id": self.task.task_id,
-            "category": self.task.category,
-            "split": self.task.split,
-            "task_set": self.task_set,
-            "task_source": self.task.source,
-            "catalog": self.catalog.source,
-            "solution_url": self.cluster.solution_origin + "/",
-            "shop_urls": list(self.cluster.shop_origins),
-        }
+        self.last_action_error = self._look(error)[:MAX_ERROR_CHARS]
+        return {**info, "task_set": self.task_set, "catalog": self.catalog.source}
 
     def _execute(self, action: Action) -> StepResult:
+        self._page = None
+        result = self._apply(action)
+        result.error = self._look(result.error)
+        if self.dense and not result.terminated:
+            assert self.task is not None
+            progress = self.task.signals(self.world, self.trace)["progress"]
+            result.reward = max(0.0, progress - self._paid_progress)
+            self._paid_progress = max(self._paid_progress, progress)
+        return result
+
+    def _apply(self, action: Action) -> StepResult:
         session = self._ensure_session()
         if action.name == "update_memory":
             self.memory = str(action.arguments["text"])
             return StepResult()
         if action.name == "report_infeasible":
-            self.infeasible = True
+            self.world.infeasible = True
             return StepResult(terminated=True, info={"infeasible": True})
         error = session.execute(action)
         if action.name == "send_msg_to_user":
@@ -249,33 +245,43 @@ class WebMallEnv(PersonalEnv):
                      f"{self.cluster.solution_origin}/ with 'Submit Final Result'" + (f"; {error}" if error else ""))
         latest = self.cluster.solution_state.latest()
         if latest is not None:
-            self.submission = latest.text
+            self.world.submission = self.trace.answer = latest.text
             return StepResult(terminated=True, error=error, info={"submitted": True})
-        reward = self._progress_reward() if self.dense else 0.0
-        return StepResult(reward=reward, error=error)
+        return StepResult(error=error)
+
+    def _look(self, error: str) -> str:
+        """Observe the page after an action (kept for the observation), remember it in the world, and return the
+        action's error joined with any notice the page gave (a crash, a dialog, a blocked navigation)."""
+        session = self.world.session
+        if session is None or session.closed:
+            return error
+        page = self._page = session.observe(axtree=self.use_axtree, screenshot=self.use_screenshot,
+                                            set_of_marks=self.use_marks)
+        self.world.track_page(page.url)
+        notice = page.error
+        if session.last_error and notice.startswith(session.last_error):
+            notice = notice[len(session.last_error):].lstrip("; ")  # the action's own error, already reported
+        if notice and notice not in error:
+            return f"{error}; {notice}" if error else notice
+        return error
 
     def _observation(self) -> dict[str, Any]:
         assert self.task is not None
-        session = self.session
+        session = self.world.session
         obs: dict[str, Any] = {
             "instruction": self.task.goal(self.origins)[:MAX_INSTRUCTION_CHARS],
             "url": "",
             "open_tabs": "",
         }
-        page = None
-        if session is not None and not session.closed:
+        page, self._page = self._page, None
+        if page is None and session is not None and not session.closed:  # no action ran: look again
             page = session.observe(axtree=self.use_axtree, screenshot=self.use_screenshot,
                                    set_of_marks=self.use_marks)
+            self.world.track_page(page.url)
+        if page is not None:
             obs["url"] = page.url[:MAX_URL_CHARS]
-            self._track_page(session, page.url)
             tabs = "\n".join(f"{'*' if i == page.active_tab else ' '} [{i}] {url}" for i, url in enumerate(page.tabs))
             obs["open_tabs"] = tabs[: MAX_URL_CHARS * 4]
-            notice = page.error
-            if session.last_error and notice.startswith(session.last_error):
-                notice = notice[len(session.last_error):].lstrip("; ")  # the action's own error, already reported
-            if notice and notice not in self.last_action_error:
-                joined = f"{self.last_action_error}; {notice}" if self.last_action_error else notice
-                self.last_action_error = joined[:MAX_ERROR_CHARS]
         if self.use_axtree:
             obs["axtree"] = (page.axtree if page is not None else "")[:MAX_AXTREE_CHARS]
         if self.use_screenshot:
@@ -293,132 +299,21 @@ class WebMallEnv(PersonalEnv):
             canvas[:h, :w] = image[:h, :w, :3]
         return canvas
 
-    # ------------------------------------------------------------------------------------------ evaluation
-    def _track_page(self, session: BrowserSession, url: str) -> None:
-        """Remember pages and order confirmations seen in the browser (used for external shops)."""
-        if not url:
-            return
-        self._seen_urls.add(normalize_url(url))
-        if self.cluster.external and re.search(r"/checkout/order-received/", url):
-            try:
-                text = session.call(lambda page: page.content(), timeout=10.0)
-            except Exception:  # noqa: BLE001 - a failed read only loses evidence for an external shop
-                text = ""
-            self._order_pages.append((url, str(text)))
+    # ------------------------------------------------------------------------------------------ dense reward
+    def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
+        if not self.dense or self.task is None:
+            return {}
+        progress = self.task.signals(self.world, self.trace)["progress"]
+        return {"dense_return": 0.8 * float(evaluation.metrics["f1"]) + progress,
+                "dense_final_reward": 0.8 * float(evaluation.metrics["f1"]) + max(0.0, progress - self._paid_progress)}
 
-    def _carted_urls(self) -> set[str]:
-        if not self.cluster.external:
-            return {
-                normalize_url(f"{origin}/product/{slug}")
-                for origin, state in zip(self.cluster.shop_origins, self.cluster.states, strict=True)
-                for slug in state.carted_slugs()
-            }
-        return self._external_cart_urls()
-
-    def _external_cart_urls(self) -> set[str]:
-        """Read each external shop's cart page through the episode's browser context (its cookies)."""
-        session = self.session
-        urls: set[str] = set()
-        if session is None or session.closed:
-            return urls
-        for origin in self.cluster.shop_origins:
-            def fetch(page: Any, origin: str = origin) -> str:
-                response = page.context.request.get(origin.rstrip("/") + "/cart/", timeout=10_000)
-                return str(response.text())
-            try:
-                html = session.call(fetch, timeout=15.0)
-            except Exception:  # noqa: BLE001 - an unreachable shop has no cart to count
-                continue
-            for path in re.findall(r'href="(?:https?://[^/"]+)?(/product/[^"?#]+)', html):
-                urls.add(normalize_url(origin.rstrip("/") + path))
-        return urls
-
-    def _ordered_urls(self) -> set[str]:
-        assert self.task is not None
-        if not self.cluster.external:
-            orders = [
-                (origin, order)
-                for origin, state in zip(self.cluster.shop_origins, self.cluster.states, strict=True)
-                for order in state.order_list()
-            ]
-            return {normalize_url(u) for u in ordered_urls(orders, self.task.user_details)}
-        found: set[str] = set()
-        details = self.task.user_details
-        keys = ("name", "street", "house_number", "zip", "email")
-        for url, html in self._order_pages:
-            text = " ".join(html_to_text(html).lower().split())
-            origin = re.match(r"https?://[^/]+", url)
-            if origin is None or not all(details.get(k, "").lower() in text for k in keys):
-                continue
-            for path in re.findall(r'href="(?:https?://[^/"]+)?(/product/[^"?#]+)', html):
-                found.add(normalize_url(origin.group(0) + path))
-        return found
-
-    def score_task(self) -> TaskScore:
-        """Score the current episode's state against the answer key."""
-        assert self.task is not None
-        expected = self.expected_urls
-        if self.task.requires_checkout:
-            return score_found(self._ordered_urls(), expected)
-        if self.task.requires_cart:
-            return score_found(self._carted_urls(), expected)
-        submitted = parse_submission(self.submission or "")
-        if self.task.answer_type == "cart":  # typed "cart" but the text never asks for the cart: accept both
-            wanted = {normalize_url(u) for u in expected}
-            submitted = list(dict.fromkeys([*submitted, *(self._carted_urls() & wanted)]))
-        return score_string(submitted, expected)
-
-    def checkpoint_counts(self) -> tuple[int, int]:
-        """``(answer product pages visited, answers in a cart)`` this episode (privileged: for reward shaping, never
-        shown to the agent).  Carts count only for cart and checkout tasks."""
-        if self.task is None:
-            return 0, 0
-        wanted = {normalize_url(url) for url in self.expected_urls}
-        carted: set[str] = set()
-        if self.task.requires_cart or self.task.requires_checkout:
-            carted = self._carted_urls()
-        return len(wanted & self._visited_urls()), len(wanted & carted)
-
-    def _visited_urls(self) -> set[str]:
-        """Product pages the shops served this episode plus every page seen in the browser (normalised)."""
-        served = {normalize_url(f"{o}/product/{s}") for o, st in zip(self.cluster.shop_origins, self.cluster.states,
-                                                                      strict=True) for s in st.visited_slugs()}
-        return served | self._seen_urls
-
-    def _progress(self) -> float:
-        assert self.task is not None
-        visited = self._visited_urls()
-        uses_cart = self.task.requires_cart or self.task.requires_checkout
-        carted = self._carted_urls() if uses_cart else set()
-        if self.task.requires_checkout:
-            carted |= self._ordered_urls()  # placing the order empties the cart
-        return dense_reward(0.0, visited, carted, self.expected_urls, uses_cart)
-
-    def _progress_reward(self) -> float:
-        progress = self._progress()
-        gain = max(0.0, progress - self._paid_progress)
-        self._paid_progress = max(self._paid_progress, progress)
-        return gain
-
-    def _episode_metrics(self) -> EpisodeOutcome:
-        assert self.task is not None
-        result = self.score_task()
-        metrics: dict[str, Any] = {
-            **result.metrics(),
-            "task_id": self.task.task_id,
-            "category": self.task.category,
-            "split": self.task.split,
-            "answer_type": self.task.answer_type,
-            "submitted": self.submission is not None,
-            "infeasible": self.infeasible,
-            "num_expected": len(self.task.answers),
-        }
-        score = float(result.completed)
-        if self.dense:
-            final_progress = self._progress()
-            metrics["dense_return"] = 0.8 * result.f1 + final_progress
-            score = 0.8 * result.f1 + max(0.0, final_progress - self._paid_progress)
-        return EpisodeOutcome(score=score, metrics=metrics)
+    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
+        """With ``dense_reward``, the final reward is 0.8 x F1 plus the progress not paid yet (``info["score"]``
+        too; the completion score stays in ``info["metrics"]["completed"]``)."""
+        obs, reward, terminated, truncated, info = super().step(action)
+        if "dense_final_reward" in info.get("metrics", {}):
+            reward = info["score"] = info["metrics"].pop("dense_final_reward")
+        return obs, reward, terminated, truncated, info
 
     # ----------------------------------------------------------------------------------------------- close
     def close(self) -> None:
@@ -426,8 +321,8 @@ class WebMallEnv(PersonalEnv):
         if self._closed:
             return
         self._closed = True
-        if self.session is not None:
-            self.session.close()
-            self.session = None
+        if self.world.session is not None:
+            self.world.session.close()
+            self.world.session = None
         self.cluster.close()
         super().close()

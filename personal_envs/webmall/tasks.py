@@ -1,9 +1,14 @@
-"""WebMall tasks: the official task file, its eleven categories, and placeholder filling.
+"""WebMall tasks: the official task file, its eleven categories, placeholder filling and scoring.
 
 The official ``task_sets.json`` holds 91 tasks in eleven task sets.  A task's instruction, text and answers use the
 placeholders ``{{URL_1}}``..``{{URL_4}}`` (the shops) and ``{{URL_5}}`` (the solution page); checkout tasks add
-``{{name}}``, ``{{email}}``... for the billing details.  :meth:`WebMallTask.render` fills them with the live origins.
+``{{name}}``, ``{{email}}``... for the billing details.  :meth:`WebMallTask.goal` fills them with the live origins.
 Answer keys stay on the Python side (:class:`WebMallTask` is never sent to a page).
+
+:class:`WebMallTask` is a core :class:`~personal_envs.core.task.Task` over a
+:class:`~personal_envs.webmall.world.WebMallWorld`: it scores the submission, the carts or the orders as the paper
+does (:mod:`personal_envs.webmall.evaluator`) and gives the dense signals ``answer_pages_visited``,
+``answers_carted`` and ``progress``.
 """
 
 from __future__ import annotations
@@ -12,7 +17,22 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
+from personal_envs.webmall.evaluator import (
+    TaskScore,
+    dense_reward,
+    normalize_url,
+    parse_submission,
+    score_found,
+    score_string,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from personal_envs.webmall.world import WebMallWorld
 
 #: Official category -> (split, display name), in the order of the paper's table.
 CATEGORIES: dict[str, tuple[str, str]] = {
@@ -62,10 +82,10 @@ class TaskFileError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class WebMallTask:
-    """One task with its answer key (templates with ``{{URL_n}}`` placeholders)."""
+class WebMallTask(Task["WebMallWorld"]):
+    """One task with its answer key (templates with ``{{URL_n}}`` placeholders), scored on a WebMall world."""
 
-    task_id: str
+    task_id: str = field()  # no default (the base class has one)
     category: str
     instruction: str
     task: str
@@ -104,6 +124,78 @@ class WebMallTask:
     def expected_urls(self, origins: Mapping[str, str]) -> list[str]:
         """The answer URLs with live origins."""
         return [fill(answer, self.replacements(origins)) for answer in self.answers]
+
+    # ------------------------------------------------------------------------------------- Task contract
+    def setup(self, world: WebMallWorld, rng: np.random.Generator) -> dict[str, Any]:
+        """Reset the shops and the episode's evidence; the reset info names the task and the sites."""
+        world.reset()
+        return {
+            "task_id": self.task_id,
+            "category": self.category,
+            "split": self.split,
+            "task_source": self.source,
+            "solution_url": world.cluster.solution_origin + "/",
+            "shop_urls": list(world.cluster.shop_origins),
+        }
+
+    def score(self, world: WebMallWorld) -> TaskScore:
+        """The paper's per-task score: the submission (string tasks), the carts or the orders against the key."""
+        expected = self.expected_urls(world.origins)
+        if self.requires_checkout:
+            return score_found(world.ordered_urls(self.user_details), expected)
+        if self.requires_cart:
+            return score_found(world.carted_urls(), expected)
+        submitted = parse_submission(world.submission or "")
+        if self.answer_type == "cart":  # typed "cart" but the text never asks for the cart: accept both
+            wanted = {normalize_url(u) for u in expected}
+            submitted = list(dict.fromkeys([*submitted, *(world.carted_urls() & wanted)]))
+        return score_string(submitted, expected)
+
+    def evaluate(self, world: WebMallWorld, trace: EpisodeTrace) -> Evaluation:
+        """Completion (the episode's score), precision, recall and F1 of the found offers."""
+        result = self.score(world)
+        evidence = "order" if self.requires_checkout else "cart" if self.requires_cart else "submission"
+        checks = [Check(f"{evidence} has {url}", True) for url in result.found]
+        checks += [Check(f"{evidence} has {url}", False, "missing") for url in result.missing]
+        checks += [Check(f"{evidence} has no wrong offer", False, ", ".join(result.wrong))] if result.wrong else []
+        if world.submission is None:
+            checks.append(Check("submitted on the solution page", False,
+                                "reported infeasible" if world.infeasible else "no submission"))
+        metrics: dict[str, Any] = {
+            **result.metrics(),
+            "task_id": self.task_id,
+            "category": self.category,
+            "split": self.split,
+            "answer_type": self.answer_type,
+            "submitted": world.submission is not None,
+            "infeasible": world.infeasible,
+            "num_expected": len(self.answers),
+        }
+        failed = [c.name + (f" ({c.detail})" if c.detail else "") for c in checks if not c.passed]
+        reason = "completed" if result.completed else "not completed: " + "; ".join(failed)
+        return Evaluation(float(result.completed), metrics, checks, reason)
+
+    def signals(self, world: WebMallWorld, trace: EpisodeTrace) -> dict[str, float]:
+        """``answer_pages_visited`` and ``answers_carted`` (answers ever in a cart; cart and checkout tasks only)
+        so far, and ``progress``: 0.2 x the fraction of answer pages visited (and carted, for tasks that cart)."""
+        expected = self.expected_urls(world.origins)
+        wanted = {normalize_url(url) for url in expected}
+        visited = world.visited_urls()
+        uses_cart = self.requires_cart or self.requires_checkout
+        carted: set[str] = set()
+        if uses_cart:
+            carted = world.carted_urls()
+            if self.requires_checkout:
+                carted |= world.ordered_urls(self.user_details)  # placing the order empties the cart
+        return {
+            "answer_pages_visited": float(len(wanted & visited)),
+            "answers_carted": float(len(wanted & (world.carted_ever | carted))) if uses_cart else 0.0,
+            "progress": dense_reward(0.0, visited, carted, expected, uses_cart),
+        }
+
+    def hidden_strings(self, world: WebMallWorld) -> list[str]:
+        """The expected offer URLs."""
+        return self.expected_urls(world.origins)
 
 
 def fill(text: str, replacements: Sequence[tuple[str, str]]) -> str:

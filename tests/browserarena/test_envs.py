@@ -146,7 +146,7 @@ def test_bad_input_never_crashes(envs: Callable[..., gym.Env[Any, Any]]) -> None
         obs, reward, terminated, truncated, info = env.step(action)
         assert message in obs["last_action_error"], (action, obs["last_action_error"])
         assert not terminated and base(env).steps == step
-    assert len(base(env).trace["steps"]) == len(cases)
+    assert len(base(env).browser_trace["steps"]) == len(cases)
 
 
 def test_answer_keys_stay_hidden(envs: Callable[..., gym.Env[Any, Any]]) -> None:
@@ -161,6 +161,55 @@ def test_answer_keys_stay_hidden(envs: Callable[..., gym.Env[Any, Any]]) -> None
     assert "Bot or not?" in obs["elements"] and task.answer["name"] not in obs["elements"]
     obs, *_ = env.step({"action_type": "extract_content", "goal": "prices"})
     assert task.answer["name"] not in obs["action_result"]
+
+
+@pytest.mark.parametrize(("env_id", "task_index", "factory"), [
+    ("BrowserArena-Captcha-v0", 150, P.make_captcha_mobile),
+    ("BrowserArena-PopupBanner-v0", 0, P.make_banner_closer),
+    ("BrowserArena-DirectNavigation-v0", 1, P.make_trivia_search_api),
+])
+def test_no_answer_key_in_info_before_the_end(envs: Callable[..., gym.Env[Any, Any]], env_id: str, task_index: int,
+                                              factory: Callable[..., Any]) -> None:
+    env = envs(env_id, max_wait_s=0.0, screenshot=False)
+    obs, info = env.reset(seed=0, options={"task_index": task_index})
+    task = base(env).task
+    hidden = task.hidden_strings(base(env).world)
+    assert hidden and all(hidden)
+    policy = factory(env)
+    policy.reset(obs, info)
+    seen = [info]
+    done = False
+    while not done:
+        obs, reward, terminated, truncated, info = env.step(policy.act(obs, info))
+        done = terminated or truncated
+        if not done:
+            seen.append(info)
+    for item in seen:
+        text = repr(item)
+        assert not any(answer in text for answer in hidden), (env_id, item)
+        assert not {"evaluation", "metrics", "score", "correct", "strategies", "navigation"} & set(item)
+    assert reward == 1.0 and info["metrics"]["correct"] and info["evaluation"]["reason"] == "all checks passed"
+    assert base(env).browser_trace["final"]["answer"] == base(env).trace.answer
+
+
+def test_task_lists_choose_actions_and_sites() -> None:
+    from personal_envs.browserarena.env import BrowserArenaEnv
+    from personal_envs.browserarena.tasks import TASK_LISTS
+
+    assert set(TASK_LISTS) == {"open", "captcha", "banner", "trivia"}
+    for env_id, name, local, search_api in (("BrowserArena-Open-v0", "open", False, False),
+                                            ("BrowserArena-Captcha-v0", "captcha", True, False),
+                                            ("BrowserArena-PopupBanner-v0", "banner", True, False),
+                                            ("BrowserArena-DirectNavigation-v0", "trivia", True, True)):
+        entry = entry_for(env_id)
+        assert entry.entry_point.endswith(":BrowserArenaEnv") and entry.kwargs == {"tasks": name}
+        env = BrowserArenaEnv(name)  # nothing starts before the first reset
+        assert env.uses_local_web is local
+        assert ("search_api" in [spec.name for spec in env.action_specs]) is search_api
+        assert {task.kind for task in env.tasks} == {name}
+        env.close()
+    with pytest.raises(ValueError, match="unknown BrowserArena task list"):
+        BrowserArenaEnv("quiz")
 
 
 def _web_origin(env: gym.Env[Any, Any]) -> str:

@@ -93,6 +93,53 @@ def test_observation_and_memory(env: WebMallEnv) -> None:
     assert obs["url"].rstrip("/") == env.expected_urls[0]
 
 
+def test_signals_count_answer_pages_and_carts_and_info_hides_the_answers(env: WebMallEnv) -> None:
+    index = next(i for i, t in enumerate(env.tasks) if t.category == "Add_To_Cart")
+    obs, info = env.reset(options={"task_index": index})
+    assert env.task is not None
+    hidden = env.task.hidden_strings(env.world)
+    assert hidden == env.expected_urls and len(hidden) >= 1
+    oracle = make_oracle(env)
+    oracle.reset(obs, info)
+    seen_info = [info]
+    signals = [env.privileged_signals()]
+    assert signals[0]["answer_pages_visited"] == 0 and signals[0]["answers_carted"] == 0
+    while True:
+        obs, _, terminated, truncated, info = env.step(oracle.act(obs, info))
+        signals.append(env.privileged_signals())
+        if terminated or truncated:
+            break
+        seen_info.append(info)
+    assert not any(url in str(item) for item in seen_info for url in hidden), "no answer in info before the end"
+    assert signals[-1]["answer_pages_visited"] == len(hidden) and signals[-1]["answers_carted"] == len(hidden)
+    assert signals[-1]["progress"] == pytest.approx(0.2)
+    carted = [s["answers_carted"] for s in signals]
+    assert carted == sorted(carted), "running totals never go down"
+    assert info["metrics"]["completed"] == 1.0 and info["evaluation"]["checks"]
+    assert all(check["passed"] for check in info["evaluation"]["checks"])
+
+
+def test_signal_shaping_pays_the_first_visit_of_an_answer_page() -> None:
+    from personal_envs.wrappers.shaping import SignalShaping
+
+    assert entry_for("WebMall-Basic-v0").signal_weights == {"answer_pages_visited": 0.1, "answers_carted": 0.1}
+    env = SignalShaping(gym.make("WebMall-Basic-v0", data_dir="shipped"))
+    try:
+        env.reset(seed=0, options={"task_index": 0})
+        answer = env.unwrapped.expected_urls[0]  # type: ignore[attr-defined]
+        _, reward, _, _, info = env.step({"action_type": "goto", "url": answer})
+        assert reward == pytest.approx(0.1) and info["shaping"]["signals"] == pytest.approx(0.1)
+        assert answer not in str(info), "answer progress stays out of what a policy sees"
+        env.step({"action_type": "go_back"})
+        _, reward, _, _, _ = env.step({"action_type": "goto", "url": answer})
+        assert reward == pytest.approx(0.0)  # only the first visit pays
+        env.reset(seed=0, options={"task_index": 0})
+        _, reward, _, _, _ = env.step({"action_type": "goto", "url": answer})
+        assert reward == pytest.approx(0.1)  # a new episode starts from zero
+    finally:
+        env.close()
+
+
 def test_axtree_backend_defaults_and_choice(shipped_catalog: Any) -> None:
     with pytest.raises(ValueError, match="axtree_backend"):
         WebMallEnv(data_dir="shipped", axtree_backend="fast")  # type: ignore[arg-type]

@@ -56,7 +56,7 @@ def run_side(make_env: EnvFactory, make_policy: PolicyFactory, model: str, task_
             if done:
                 score = float(info.get("score", reward))
         base = env.unwrapped
-        trace = dict(getattr(base, "trace", {}))
+        trace = dict(getattr(base, "browser_trace", {}))
         trace.update({"model": model, "score": score, "metrics": _jsonable_metrics(info.get("metrics", {}))})
         frames = list(getattr(base, "frames", []))
         return SideResult(model, trace, frames, score)

@@ -1,9 +1,9 @@
 """Rule-based classification of agent traces into the paper's failure-mode categories.
 
-A trace is the JSON the envs record (:meth:`BrowserArenaEnv.trace`): per step the agent's state, its actions (name,
-arguments, error, the URL before and after) and what the page showed next (URL, captcha / banner flags).  The rules
-only read actions and URLs, classified by :func:`~personal_envs.browserarena.web.hosts.classify_url`, so they work
-on local and real-web traces alike.
+A trace is the JSON log of an episode (:attr:`BrowserArenaEnv.browser_trace`): per step the agent's state, its
+actions (name, arguments, error, the URL before and after) and what the page showed next (URL, captcha / banner
+flags).  The rules only read actions and URLs, classified by
+:func:`~personal_envs.browserarena.web.hosts.classify_url`, so they work on local and real-web traces alike.
 
 Captcha strategies (the 14 keys of the paper's judge; a trace may use several):
 

@@ -1,0 +1,1 @@
+(limit) => ((document.body && document.body.innerText) || '').slice(0, limit)

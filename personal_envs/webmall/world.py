@@ -1,0 +1,125 @@
+"""What a WebMall task runs on: the shop cluster, the episode's browser session, and what the episode has seen.
+
+:class:`WebMallWorld` is the evidence the tasks score from: the shops' server state (carts, orders, product pages
+served) for the embedded shops, and for external shops the pages seen in the browser (order-received pages are
+kept with their HTML) and the cart pages read through the episode's browser context.  The env feeds it the pages
+the browser shows (:meth:`WebMallWorld.track_page`) and the submission or the infeasible report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from personal_envs.browser import BrowserSession
+from personal_envs.webmall.catalog import html_to_text
+from personal_envs.webmall.evaluator import normalize_url, ordered_urls
+from personal_envs.webmall.server import ShopCluster
+
+_PRODUCT_HREF = re.compile(r'href="(?:https?://[^/"]+)?(/product/[^"?#]+)')
+_ORDER_RECEIVED = re.compile(r"/checkout/order-received/")
+#: Billing details an external shop's order-received page must show for its order to count.
+_ORDER_PAGE_KEYS = ("name", "street", "house_number", "zip", "email")
+
+
+@dataclass
+class WebMallWorld:
+    """The shops, the browser session and the episode's evidence.
+
+    Attributes:
+        cluster: The four shops and the solution page (embedded, or the origins of external shops).
+        session: The episode's browser session (the env opens it; ``None`` before the first reset).
+        seen_urls: Every page the browser showed this episode (normalised).
+        order_pages: ``(url, html)`` of the order-received pages seen on external shops.
+        carted_ever: Every offer seen in a cart this episode (normalised), so that placing an order (which empties
+            the cart) does not undo the running count of carted answers.
+        submission: The text submitted on the solution page, if any.
+        infeasible: True when the agent reported the task infeasible.
+    """
+
+    cluster: ShopCluster
+    session: BrowserSession | None = None
+    seen_urls: set[str] = field(default_factory=set)
+    order_pages: list[tuple[str, str]] = field(default_factory=list)
+    carted_ever: set[str] = field(default_factory=set)
+    submission: str | None = None
+    infeasible: bool = False
+
+    @property
+    def origins(self) -> dict[str, str]:
+        """Placeholder name -> origin (``URL_1``..``URL_5``)."""
+        return self.cluster.origins()
+
+    def reset(self) -> None:
+        """Forget the previous episode: shop state, evidence, submission."""
+        self.cluster.reset_state()
+        self.seen_urls = set()
+        self.order_pages = []
+        self.carted_ever = set()
+        self.submission = None
+        self.infeasible = False
+
+    # --------------------------------------------------------------------------------------------- evidence
+    def track_page(self, url: str) -> None:
+        """Remember a page the browser showed (order confirmations of external shops keep their HTML)."""
+        if not url:
+            return
+        self.seen_urls.add(normalize_url(url))
+        if self.cluster.external and _ORDER_RECEIVED.search(url) and self.session is not None:
+            try:
+                text = self.session.call(lambda page: page.content(), timeout=10.0)
+            except Exception:  # noqa: BLE001 - a failed read only loses evidence for an external shop
+                text = ""
+            self.order_pages.append((url, str(text)))
+
+    def visited_urls(self) -> set[str]:
+        """Product pages the shops served this episode plus every page seen in the browser (normalised)."""
+        served = {normalize_url(f"{origin}/product/{slug}")
+                  for origin, state in zip(self.cluster.shop_origins, self.cluster.states, strict=True)
+                  for slug in state.visited_slugs()}
+        return served | self.seen_urls
+
+    def carted_urls(self) -> set[str]:
+        """Offers in the shops' carts now (normalised); external shops: read from their cart pages."""
+        if self.cluster.external:
+            urls = self._external_cart_urls()
+        else:
+            urls = {normalize_url(f"{origin}/product/{slug}")
+                    for origin, state in zip(self.cluster.shop_origins, self.cluster.states, strict=True)
+                    for slug in state.carted_slugs()}
+        self.carted_ever |= urls
+        return urls
+
+    def ordered_urls(self, details: dict[str, str]) -> set[str]:
+        """Offers of orders placed with the billing ``details`` (normalised)."""
+        if not self.cluster.external:
+            orders = [(origin, order)
+                      for origin, state in zip(self.cluster.shop_origins, self.cluster.states, strict=True)
+                      for order in state.order_list()]
+            return {normalize_url(u) for u in ordered_urls(orders, details)}
+        found: set[str] = set()
+        for url, html in self.order_pages:
+            text = " ".join(html_to_text(html).lower().split())
+            origin = re.match(r"https?://[^/]+", url)
+            if origin is None or not all(details.get(k, "").lower() in text for k in _ORDER_PAGE_KEYS):
+                continue
+            found.update(normalize_url(origin.group(0) + path) for path in _PRODUCT_HREF.findall(html))
+        return found
+
+    def _external_cart_urls(self) -> set[str]:
+        """Read each external shop's cart page through the episode's browser context (its cookies)."""
+        session = self.session
+        urls: set[str] = set()
+        if session is None or session.closed:
+            return urls
+        for origin in self.cluster.shop_origins:
+            def fetch(page: Any, origin: str = origin) -> str:
+                response = page.context.request.get(origin.rstrip("/") + "/cart/", timeout=10_000)
+                return str(response.text())
+            try:
+                html = session.call(fetch, timeout=15.0)
+            except Exception:  # noqa: BLE001 - an unreachable shop has no cart to count
+                continue
+            urls.update(normalize_url(origin.rstrip("/") + path) for path in _PRODUCT_HREF.findall(html))
+        return urls

@@ -33,3 +33,6 @@ KNOWU_ACTIONS: tuple[ActionSpec, ...] = (
 
 #: Actions that end the episode.
 TERMINAL_ACTIONS: frozenset[str] = frozenset({"finished", "answer", "status"})
+#: Actions that never change the device: the only ones allowed when staying silent or after a rejection.  Any
+#: other action is "acting" (the proactive checks, metrics and shaping signals all read this one set).
+PASSIVE_ACTIONS: frozenset[str] = frozenset({"wait", "finished", "ask_user", "answer", "status"})

@@ -2,7 +2,10 @@
 
 One class serves every split.  ``split="general"`` loads the 42 general tasks of this package; the personalized (86 variants) and
 proactive (64 variants) splits come from :mod:`personal_envs.knowu.phone_tasks`, for the shipped roles or any
-profile YAML and log JSON (``profile=``, ``logs=``).
+profile YAML and log JSON (``profile=``, ``logs=``).  Every task is a core :class:`~personal_envs.core.task.Task`
+over a :class:`~personal_envs.knowu.task.PhoneWorld`: the env builds the world, lets the task seed it, drives the
+backend and builds observations; the base env records the trace, routes ``ask_user`` to the simulated user and
+scores the episode with ``task.evaluate``.
 """
 
 from __future__ import annotations
@@ -10,26 +13,25 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
 from personal_envs.core.actions import Action, ActionError
-from personal_envs.core.env import MAX_ERROR_CHARS, EpisodeOutcome, PersonalEnv, StepResult
+from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
-from personal_envs.knowu.actions import KNOWU_ACTIONS, TERMINAL_ACTIONS
+from personal_envs.core.task import Evaluation
+from personal_envs.knowu.actions import KNOWU_ACTIONS
 from personal_envs.knowu.fact_user import FactUser
-from personal_envs.knowu.task import EpisodeTrace, PhoneTask, Verdict
+from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.phone.sim import DEVICE_ACTIONS
-from personal_envs.simulators.users.base import SimulatedUser, UserContext
+from personal_envs.simulators.users.base import SimulatedUser
 
 #: Step limit of the paper.
 MAX_STEPS = 50
-#: Episodes succeed when the score exceeds this.
-SUCCESS_THRESHOLD = 0.99
 
 SPLIT_LOADERS: dict[str, str] = {
     "general": "personal_envs.knowu.general_tasks:load_tasks",
@@ -41,28 +43,6 @@ MAX_XML_CHARS = 1_000_000
 #: Simulated-user kinds the ``user=`` argument accepts by name.
 USER_KINDS: frozenset[str] = frozenset({"profile", "llm"})
 MAX_TEXT_CHARS = 200_000
-
-
-class PhoneBackend(Protocol):
-    """What the env needs from a phone: the simulator or a real Android device."""
-
-    name: str
-
-    @property
-    def screenshot_shape(self) -> tuple[int, int, int]: ...
-
-    @property
-    def screenshot_scale(self) -> float: ...
-
-    def reset(self, phone: Phone) -> None: ...
-
-    def execute(self, name: str, args: dict[str, Any]) -> None: ...
-
-    def observe(self, screenshot: bool = True) -> tuple[np.ndarray | None, str]: ...
-
-    def context(self) -> dict[str, Any]: ...
-
-    def close(self) -> None: ...
 
 
 def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
@@ -199,12 +179,8 @@ class KnowUEnv(PersonalEnv):
             raise ValueError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
         self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else FactUser()
-        self.last_user_decision: str | None = None
-        self.phone = Phone()
         self.task: PhoneTask = self.tasks[0]
-        self.trace = EpisodeTrace()
-        self.user_reply = ""
-        self.verdict: Verdict | None = None
+        self.world = PhoneWorld(Phone(), self.backend)
         self._screenshot: np.ndarray | None = None
         obs_spaces: dict[str, spaces.Space[Any]] = {
             "instruction": UnicodeText(MAX_TEXT_CHARS),
@@ -225,47 +201,25 @@ class KnowUEnv(PersonalEnv):
 
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
         self.task = self.tasks[task_index]
-        self.phone = Phone(now=self.task.start)
-        self.task.seed(self.phone)
-        self.trace = EpisodeTrace()
-        self.user_reply = ""
-        self.verdict = None
-        self.last_user_decision = None
-        self.user = self._make_user()
-        self.user.start(UserContext(profile=self.task.user_profile(), task=self.task.user_facts(),
-                                    situation=self.task.situation(self.phone)))
-        self.backend.reset(self.phone)
-        info = self.task.reset_info()
+        self.world = PhoneWorld(Phone(now=self.task.start), self.backend)
+        info = self.task.setup(self.world, self.np_random)
+        self.user = self._make_user()  # the base env starts it with task.user_context(world)
+        self.backend.reset(self.world.phone)
         info.update(task_index=task_index, backend=self.backend.name, max_steps=self.max_steps)
         return info
 
     def _execute(self, action: Action) -> StepResult:
         name, args = action.name, action.arguments
-        self.trace.actions.append(action.to_dict())
         if name in DEVICE_ACTIONS:
             self.backend.execute(name, args)
             return StepResult()
-        if name == "ask_user":
-            question = str(args.get("text", "")).strip()
-            if not question:
-                raise ActionError("ask_user needs a non-empty question in 'text'")
-            reply = self.user.reply(question)
-            text = str(reply.text)[:MAX_TEXT_CHARS]
-            decision = reply.decision if reply.decision in ("accept", "reject") else None
-            self.trace.actions[-1].update(user_reply=text, user_decision=decision)
-            self.trace.questions.append(question)
-            self.trace.replies.append(text)
-            self.user_reply = text
-            self.last_user_decision = decision
-            return StepResult(info={"user_reply": text})
-        if name in TERMINAL_ACTIONS:
-            if name == "answer":
-                self.trace.answer = str(args.get("text", ""))
-            elif name == "status":
-                self.trace.status = str(args.get("goal_status", ""))
-            self.trace.finished = True
-            return StepResult(terminated=True)
-        raise ActionError(f"action {name!r} is not supported by this env")
+        if name == "answer":
+            self.trace.answer = str(args.get("text", ""))
+        elif name == "status":
+            return StepResult(terminated=True, record={"status": str(args.get("goal_status", ""))})
+        elif name != "finished":
+            raise ActionError(f"action {name!r} is not supported by this env")
+        return StepResult(terminated=True)
 
     def _observation(self) -> dict[str, Any]:
         screenshot, xml = self.backend.observe(self.include_screenshot)
@@ -290,34 +244,19 @@ class KnowUEnv(PersonalEnv):
             obs["screenshot"] = self._screenshot
         return obs
 
-    def _episode_metrics(self) -> EpisodeOutcome:
-        try:
-            if not getattr(self.backend, "verifiable", True):
-                verdict = Verdict(0.0, f"rule verification reads the simulator's app state and is not available on "
-                                  f"backend={self.backend.name!r}", metrics={"verification_unavailable": True})
-            else:
-                verdict = self.task.verify(self.phone, self.trace)
-        except Exception as exc:  # a broken verifier is reported, never scored silently
-            verdict = Verdict(0.0, f"verifier error: {type(exc).__name__}: {exc}", metrics={"verifier_error": True})
-        self.verdict = verdict
-        score = float(min(1.0, max(0.0, verdict.score)))
-        asks = self.trace.ask_count
-        metrics: dict[str, Any] = {
-            "score": score,
-            "success": score > SUCCESS_THRESHOLD,
-            "rule_score": score,
-            "reason": verdict.reason,
-            "checks": {c.name: c.passed for c in verdict.checks},
-            "steps": self.steps,
-            "ask_user_count": asks,
-            "interaction_efficiency": score / max(asks, 1),
-            "split": self.task.split,
-            "difficulty": self.task.difficulty,
-            "finished": self.trace.finished,
-            "answer": self.trace.answer or "",
-        }
-        metrics.update(verdict.metrics)
-        return EpisodeOutcome(score, metrics)
+    def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
+        return {"steps": self.steps}
+
+    @property
+    def phone(self) -> Phone:
+        """The current episode's app state."""
+        return self.world.phone
+
+    @property
+    def last_user_decision(self) -> str | None:
+        """The user's decision (``"accept"`` / ``"reject"`` / ``None``) on the latest ``ask_user``."""
+        dialogue = self.trace.dialogue
+        return dialogue[-1].decision if dialogue else None
 
     def _make_user(self) -> SimulatedUser:
         """The episode's simulated user: an installed one, a kind by name, or the task's default."""

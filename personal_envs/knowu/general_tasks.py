@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu import verifiers as v
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, back, enter, finish, open_app
-from personal_envs.knowu.task import Check, EpisodeTrace, PhoneTask, Verdict
+from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import OWNER_NAME, OWNER_PHONE, WORK_ADDRESS, at, number_of, seed_world
 from personal_envs.simulators.phone.phone import Phone
 
@@ -47,11 +48,21 @@ class GeneralTask(PhoneTask):
         seed_world(phone)
         self.seeder(phone)
 
-    def verify(self, phone: Phone, trace: EpisodeTrace) -> Verdict:
-        return Verdict.from_checks(self.checker(phone, trace))
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        return Evaluation.from_checks(self.checker(phone, trace))
 
     def user_facts(self) -> dict[str, Any]:
         return {"instruction": self.instruction, "facts": dict(self.facts)}
+
+    def hidden_strings(self, world: PhoneWorld) -> list[str]:
+        """The verifier's reasons on the untouched phone (``"<check>: <evidence>"``, and the whole reason line).
+
+        A general task states its targets in the instruction and the agent reads the values it needs on screen, so
+        what must stay hidden is the verdict itself (the check reasons)."""
+        phone = Phone(now=self.start)
+        self.seed(phone)
+        verdict = self.verify(phone, EpisodeTrace())
+        return [verdict.reason, *(f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed and c.detail)]
 
     def oracle_plan(self) -> list[Step]:
         """The UI plan that solves the task (computed on a freshly seeded phone)."""

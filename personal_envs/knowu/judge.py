@@ -113,6 +113,8 @@ class ScoreBreakdown:
     judge_error: str | None
     rule_reason: str
     judge_reason: str
+    #: Each rule check's ``(description, passed, reason)``.
+    checks: tuple[tuple[str, bool, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,10 +138,12 @@ class KnowUScorer:
     def score(self, task: KnowUTask, final_state: Mapping[str, Any], trace: Sequence[Mapping[str, Any]],
               dialogue: Sequence[Any] = ()) -> ScoreBreakdown:
         """S_rule, S_llm and S for one finished episode."""
-        s_rule, rule_reason = task.verify(final_state, trace)
+        results = task.check_results(final_state, trace)
+        s_rule, rule_reason = task.rule_score(results)
+        checks = tuple((check.description or type(check).__name__, ok, reason) for check, ok, reason in results)
         if task.lam >= 1.0:
             return ScoreBreakdown(s_rule, s_rule, 1.0, s_rule, is_success(s_rule), "none (pure rule)", None,
-                                  rule_reason, "")
+                                  rule_reason, "", checks)
         evidence = build_evidence(task, final_state, trace, dialogue)
         judge_error: str | None = None
         result: JudgeResult | None = None
@@ -159,4 +163,4 @@ class KnowUScorer:
         s_llm = float(result.score if result.score is not None else 0.0)
         total = combine_scores(s_rule, s_llm, task.lam)
         return ScoreBreakdown(s_rule, s_llm, task.lam, total, is_success(total), kind, judge_error, rule_reason,
-                              result.reason)
+                              result.reason, checks)

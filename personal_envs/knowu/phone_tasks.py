@@ -1,10 +1,12 @@
 """Personalized and proactive KnowU tasks on the phone: :class:`KnowUPhoneTask` wraps a
 :class:`~personal_envs.knowu.taskspec.KnowUTask` so :class:`~personal_envs.knowu.env.KnowUEnv` can run it.
 
-* seeding: :func:`personal_envs.knowu.phone_state.seed_phone` (device context + app state);
-* scoring: the final phone state is exported into taskspec's shapes and scored by
-  :class:`~personal_envs.knowu.judge.KnowUScorer` (S = lambda*S_rule + (1-lambda)*S_llm), with the action trace
-  (``ask_user`` steps carry the user's reply and the decision the env parsed) and the dialogue as evidence;
+* seeding: :func:`personal_envs.knowu.phone_state.seed_phone` (device context + app state), plus the Chrome pages
+  that any variant of the same user looks for (so no page exists only because this variant's habit applies);
+* scoring: the final phone state is exported into taskspec's shapes and scored once by
+  :class:`~personal_envs.knowu.judge.KnowUScorer` (S = lambda*S_rule + (1-lambda)*S_llm; its breakdown carries
+  each check's result), with the action trace (``ask_user`` steps carry the user's reply and decision, from the
+  core :class:`~personal_envs.core.task.EpisodeTrace`) and the dialogue as evidence;
 * the agent's ``logs`` observation: the user's log lines ``[time] (location) action`` (all, or top-k by RAG);
 * the simulated user: :class:`~personal_envs.knowu.users.ProfileGroundedUser` (default) or
   :class:`~personal_envs.knowu.users.LLMUser`, started with the hidden profile.
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.judge import Judge, KnowUScorer
 from personal_envs.knowu.logs import LogEntry, LogError, load_logs, log_file_name, read_log_file
 from personal_envs.knowu.memory import LogMemory, MemoryConfig
@@ -37,8 +40,7 @@ from personal_envs.knowu.plans import plan_for_checks
 from personal_envs.knowu.proactive import PROACTIVE_INSTRUCTION, build_proactive_task
 from personal_envs.knowu.profiles import SHIPPED_ROLES, Profile, load_profile
 from personal_envs.knowu.routines import ROUTINES, ROUTINES_BY_NAME
-from personal_envs.knowu.task import Check as VerdictCheck
-from personal_envs.knowu.task import EpisodeTrace, PhoneTask, Verdict
+from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.taskspec import (
     ChromeVisitCheck,
     ConsentFirstCheck,
@@ -70,7 +72,8 @@ class KnowUPhoneTask(PhoneTask):
         scorer: Scores finished episodes.
     """
 
-    def __init__(self, spec: KnowUTask, profile: Profile, memory: LogMemory, scorer: KnowUScorer) -> None:
+    def __init__(self, spec: KnowUTask, profile: Profile, memory: LogMemory, scorer: KnowUScorer,
+                 pages: Sequence[str] = ()) -> None:
         self.spec = spec
         self.profile = profile
         self.memory = memory
@@ -81,15 +84,16 @@ class KnowUPhoneTask(PhoneTask):
         self.apps = tuple(APP_LABELS.get(a, a) for a in spec.apps)
         self.instruction = spec.instruction if spec.split == "personalized" else PROACTIVE_INSTRUCTION
         self.start = context_start(spec)
+        self.routine_applies = bool(spec.routine_applies) if spec.split == "proactive" else None
+        self.pages = tuple(dict.fromkeys([*pages, *chrome_targets([spec])]))
         self.record: SeedRecord | None = None
         self._logs: str | None = None
 
     # ------------------------------------------------------------------------------------------ episode
     def seed(self, phone: Phone) -> None:
         self.record = seed_phone(phone, self.spec)
-        pages = [(c.url, _page_title(c.url), "Today's top stories and the latest updates.")
-                 for c in self.spec.checks if isinstance(c, ChromeVisitCheck)]
-        add_task_pages(phone, pages)
+        add_task_pages(phone, [(url, _page_title(url), "Today's top stories and the latest updates.")
+                               for url in self.pages])
 
     def final_state(self, phone: Phone) -> dict[str, Any]:
         """The phone's app state in taskspec's shapes (needs :meth:`seed` first)."""
@@ -97,24 +101,24 @@ class KnowUPhoneTask(PhoneTask):
             raise RuntimeError("the task was not seeded on this phone")
         return export_state(phone, self.record)
 
-    def verify(self, phone: Phone, trace: EpisodeTrace) -> Verdict:
-        final = self.final_state(phone)
-        steps = [dict(step) for step in trace.actions]
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        steps = trace.actions
         dialogue: list[DialogueTurn] = []
-        for question, reply in zip(trace.questions, trace.replies, strict=False):
-            dialogue += [DialogueTurn("agent", question), DialogueTurn("user", reply)]
-        breakdown = self.scorer.score(self.spec, final, steps, dialogue)
-        initial = self.spec.initial_state()
-        checks = []
-        for check in self.spec.checks:
-            ok, reason = check.verify(initial, final, steps)
-            checks.append(VerdictCheck(check.description or type(check).__name__, ok, reason))
+        for turn in trace.dialogue:
+            dialogue += [DialogueTurn("agent", turn.message), DialogueTurn("user", turn.reply)]
+        breakdown = self.scorer.score(self.spec, self.final_state(phone), steps, dialogue)
+        checks = [Check(name, ok, reason) for name, ok, reason in breakdown.checks]
         metrics = episode_metrics(self.spec, breakdown, steps)
-        metrics.pop("steps", None)  # the env counts every step, including malformed ones
         metrics.update(rule_score=breakdown.s_rule, judge_reason=breakdown.judge_reason)
         reason = breakdown.rule_reason + (f" | judge ({breakdown.judge_kind}): {breakdown.judge_reason}"
                                           if breakdown.judge_reason else "")
-        return Verdict(breakdown.score, reason, checks, metrics)
+        return Evaluation(breakdown.score, metrics, checks, reason)
+
+    def hidden_strings(self, world: PhoneWorld) -> list[str]:
+        """The judge's rubric, the intended action (proactive: it names the routine, or says there is none) and
+        the profile's sensitive values."""
+        keys = [self.spec.rubric, *([self.spec.intended_action] if self.split == "proactive" else [])]
+        return [k for k in keys if len(k) >= 25] + list(self.profile.sensitive_values())
 
     # --------------------------------------------------------------------------------------- user side
     def user_facts(self) -> dict[str, Any]:
@@ -184,6 +188,11 @@ class KnowUPhoneTask(PhoneTask):
     def action_plan(self, ask_first: str | None = None) -> list[Step]:
         """The UI plan of the routine's action (proactive) or of the request (personalized), asking first if given."""
         return plan_for_checks(self.routine_checks(), self.spec.initial_state(), ask_first=ask_first)
+
+
+def chrome_targets(specs: Sequence[KnowUTask]) -> list[str]:
+    """The URLs the Chrome checks of ``specs`` look for (served as pages on the phone)."""
+    return list(dict.fromkeys(c.url for spec in specs for c in spec.checks if isinstance(c, ChromeVisitCheck)))
 
 
 def _page_title(url: str) -> str:
@@ -269,8 +278,10 @@ def load_tasks(split: str, *, profile: str | os.PathLike[str] | Profile | Sequen
     tasks: list[PhoneTask] = []
     for prof in profiles:
         log_memory = LogMemory(profile_logs(prof, logs, log_source, data_dir), config)
-        for spec in _specs(split, prof):
-            tasks.append(KnowUPhoneTask(spec, prof, log_memory, scorer))
+        specs = _specs(split, prof)
+        pages = chrome_targets(specs)  # every variant of the user serves the same pages, whatever its habit
+        for spec in specs:
+            tasks.append(KnowUPhoneTask(spec, prof, log_memory, scorer, pages))
     return tasks
 
 

@@ -6,7 +6,10 @@
 
 All three run :class:`personal_envs.knowu.env.KnowUEnv` on the embedded phone.  The personalized and proactive ids
 report the paper's Table 2 layout with the role breakdown (:func:`personal_envs.knowu.metrics.report`) and offer
-the reference policies of :mod:`personal_envs.knowu.baselines`.
+the reference policies of :mod:`personal_envs.knowu.baselines`.  The proactive id's shaping defaults penalise acting
+(any action outside :data:`~personal_envs.knowu.actions.PASSIVE_ACTIONS`) when the user has no such routine (-0.2
+per step) and after the user rejected a proposal (-0.5 per step); the signals are those of
+:meth:`personal_envs.knowu.task.PhoneTask.signals`.
 """
 
 from __future__ import annotations
@@ -45,5 +48,6 @@ ENVS: list[EnvEntry] = [
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
+        signal_weights={"acts_without_routine": -0.2, "acts_after_rejection": -0.5},
     ),
 ]

@@ -1,68 +1,84 @@
-"""What a KnowU task is, for every split: seeded app state, an instruction, a verifier and a simulated user.
+"""What a KnowU task is, for every split: a core :class:`~personal_envs.core.task.Task` over a :class:`PhoneWorld`.
 
-The general split implements :class:`PhoneTask` in :mod:`personal_envs.knowu.general_tasks`; the personalized and
-proactive splits plug in their own subclasses (with a profile-grounded user, logs and an LLM judge) and reuse
+A task seeds the phone's app state, gives the instruction, scores the end state and the
+:class:`~personal_envs.core.task.EpisodeTrace` (:meth:`PhoneTask.verify`), and starts the simulated user with its
+hidden context (:meth:`PhoneTask.user_context`).  The general split implements it in
+:mod:`personal_envs.knowu.general_tasks`; the personalized and proactive splits in
+:mod:`personal_envs.knowu.phone_tasks` (with a profile-grounded user, logs and an LLM judge).  All of them run on
 :class:`personal_envs.knowu.env.KnowUEnv` unchanged.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from abc import abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
+from personal_envs.knowu.actions import PASSIVE_ACTIONS
+from personal_envs.knowu.judge import is_success
+from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from personal_envs.simulators.phone.phone import Phone
     from personal_envs.simulators.users.base import SimulatedUser
 
 
-@dataclass
-class Check:
-    """One rule of a verifier: its name, whether it held, and what was found."""
+class PhoneBackend(Protocol):
+    """What the env needs from a phone: the simulator or a real Android device."""
 
     name: str
-    passed: bool
-    detail: str = ""
-
-
-@dataclass
-class Verdict:
-    """A verifier's result: the rule score in [0, 1], a reason, the individual checks and extra metrics."""
-
-    score: float
-    reason: str
-    checks: list[Check] = field(default_factory=list)
-    metrics: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_checks(cls, checks: list[Check]) -> Verdict:
-        """Score = fraction of checks that held; the reason lists the failures."""
-        if not checks:
-            return cls(0.0, "no checks were run", [])
-        passed = sum(1 for c in checks if c.passed)
-        failures = [f"{c.name}: {c.detail}" if c.detail else c.name for c in checks if not c.passed]
-        reason = "all checks passed" if not failures else "failed " + "; ".join(failures)
-        return cls(passed / len(checks), reason, checks)
-
-
-@dataclass
-class EpisodeTrace:
-    """What the agent did in an episode, as the verifier sees it."""
-
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    answer: str | None = None
-    status: str | None = None
-    finished: bool = False
-    questions: list[str] = field(default_factory=list)
-    replies: list[str] = field(default_factory=list)
 
     @property
-    def ask_count(self) -> int:
-        return len(self.questions)
+    def screenshot_shape(self) -> tuple[int, int, int]: ...
+
+    @property
+    def screenshot_scale(self) -> float: ...
+
+    def reset(self, phone: Phone) -> None: ...
+
+    def execute(self, name: str, args: dict[str, Any]) -> None: ...
+
+    def observe(self, screenshot: bool = True) -> tuple[np.ndarray | None, str]: ...
+
+    def context(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
 
 
-class PhoneTask(ABC):
+@dataclass
+class PhoneWorld:
+    """What KnowU tasks run on: the phone's app state and the backend that shows it (simulator or device).
+
+    Attributes:
+        phone: The app state the tasks seed and verify.
+        backend: The phone backend that shows the app state (``None``: no screen, e.g. a verifier test).
+    """
+
+    phone: Phone
+    backend: PhoneBackend | None = None
+
+    @property
+    def verifiable(self) -> bool:
+        """False on backends whose app state the rule checks cannot read (a real device)."""
+        return bool(getattr(self.backend, "verifiable", True))
+
+
+def acting_steps(trace: EpisodeTrace) -> list[int]:
+    """Step numbers of the actions that act: valid, no error, and not in :data:`PASSIVE_ACTIONS`."""
+    return [s.step for s in trace.steps if s.name is not None and s.name not in PASSIVE_ACTIONS and not s.error]
+
+
+def first_rejection_step(trace: EpisodeTrace) -> int | None:
+    """Step number of the first exchange the user rejected, or ``None``."""
+    return next((turn.step for turn in trace.dialogue if turn.decision == "reject"), None)
+
+
+class PhoneTask(Task[PhoneWorld]):
     """Base class of KnowU tasks.
 
     Attributes:
@@ -72,6 +88,7 @@ class PhoneTask(ABC):
         apps: Apps the task involves.
         instruction: What the agent is told.
         start: Simulated date and time at the start of the episode.
+        routine_applies: Proactive only: whether the user has the habit (privileged; ``None`` elsewhere).
     """
 
     task_id: str = ""
@@ -80,14 +97,16 @@ class PhoneTask(ABC):
     apps: tuple[str, ...] = ()
     instruction: str = ""
     start: datetime = datetime(2026, 2, 9, 9, 0)
+    routine_applies: bool | None = None
 
+    # ------------------------------------------------------------------------------------ subclass hooks
     @abstractmethod
     def seed(self, phone: Phone) -> None:
         """Put the task's initial state into the apps and the device."""
 
     @abstractmethod
-    def verify(self, phone: Phone, trace: EpisodeTrace) -> Verdict:
-        """Score the end state (and the trace) of an episode."""
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        """Score the end state (and the trace) of an episode: score, checks, reason and split-specific metrics."""
 
     def user_facts(self) -> dict[str, Any]:
         """What the simulated user knows about the task (hidden from the agent)."""
@@ -116,3 +135,58 @@ class PhoneTask(ABC):
     def reset_info(self) -> dict[str, Any]:
         """Grouping keys for the reset info and the report (never answer keys)."""
         return {"task_id": self.task_id, "split": self.split, "difficulty": self.difficulty, "apps": list(self.apps)}
+
+    # ------------------------------------------------------------------------------------ core contract
+    def setup(self, world: PhoneWorld, rng: np.random.Generator) -> dict[str, Any]:
+        """Seed ``world.phone`` (already set to :attr:`start`); return :meth:`reset_info`."""
+        self.seed(world.phone)
+        return self.reset_info()
+
+    def user_context(self, world: PhoneWorld) -> UserContext:
+        """The simulated user's hidden profile, task facts and situation."""
+        return UserContext(profile=self.user_profile(), task=self.user_facts(), situation=self.situation(world.phone))
+
+    def evaluate(self, world: PhoneWorld, trace: EpisodeTrace) -> Evaluation:
+        """:meth:`verify` (score clipped to [0, 1]) plus the metrics every split reports; a verifier that raises
+        scores 0 with the error as the reason."""
+        if not world.verifiable:
+            backend = getattr(world.backend, "name", "?")
+            verdict = Evaluation(0.0, {"verification_unavailable": True}, [], "rule verification reads the "
+                                 f"simulator's app state and is not available on backend={backend!r}")
+        else:
+            try:
+                verdict = self.verify(world.phone, trace)
+            except Exception as exc:  # a broken verifier is reported, never scored silently
+                verdict = Evaluation(0.0, {"verifier_error": True}, [Check("verifier", False, str(exc))],
+                                     f"verifier error: {type(exc).__name__}: {exc}")
+        score = float(min(1.0, max(0.0, verdict.score)))
+        asks = trace.user_turn_count
+        metrics: dict[str, Any] = {
+            "score": score,
+            "success": is_success(score),
+            "rule_score": score,
+            "reason": verdict.reason,
+            "checks": {c.name: c.passed for c in verdict.checks},
+            "ask_user_count": asks,
+            "interaction_efficiency": score / max(asks, 1),
+            "split": self.split,
+            "difficulty": self.difficulty,
+            "finished": trace.finished,
+            "answer": trace.answer or "",
+        }
+        metrics.update(verdict.metrics)
+        return Evaluation(score, metrics, list(verdict.checks), verdict.reason)
+
+    def signals(self, world: PhoneWorld, trace: EpisodeTrace) -> dict[str, float]:
+        """Running totals for shaping: acting steps when the routine does not apply (proactive), and acting steps
+        after the user rejected a proposal."""
+        acting = acting_steps(trace)
+        rejected = first_rejection_step(trace)
+        return {
+            "acts_without_routine": float(len(acting)) if self.routine_applies is False else 0.0,
+            "acts_after_rejection": float(sum(1 for step in acting if rejected is not None and step > rejected)),
+        }
+
+    def hidden_strings(self, world: PhoneWorld) -> Sequence[str]:
+        """Answer-key strings (subclasses list what their checks and judge look for)."""
+        return ()

@@ -46,12 +46,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from personal_envs.knowu.actions import PASSIVE_ACTIONS
+
 State = dict[str, dict[str, Any]]
 Trace = list[dict[str, Any]]
 Mutation = Callable[[State, Trace], None]
 
-#: Actions that never change the device: the only ones allowed when staying silent or after a rejection.
-PASSIVE_ACTIONS: frozenset[str] = frozenset({"wait", "finished", "ask_user", "answer", "status"})
 #: UI actions that can change app state (consent must come before the first of them in interactive routines).
 MUTATING_ACTIONS: frozenset[str] = frozenset(
     {"click", "double_tap", "long_press", "drag", "input_text", "keyboard_enter"}
@@ -1058,29 +1058,28 @@ class KnowUTask:
 
     def verify(self, final_state: Mapping[str, Any], trace: Sequence[Mapping[str, Any]]) -> tuple[float, str]:
         """S_rule in [0, 1] and the reasons: fraction of non-gate checks passed; 0 when a gate check fails."""
+        return self.rule_score(self.check_results(final_state, trace))
+
+    def check_results(self, final_state: Mapping[str, Any],
+                      trace: Sequence[Mapping[str, Any]]) -> list[tuple[Check, bool, str]]:
+        """Every check run once on the final state and trace: ``(check, passed, reason)``."""
         initial = self.initial_state()
         final = dict(final_state)
         steps = [dict(step) for step in trace]
-        passed = 0
-        counted = 0
-        reasons: list[str] = []
-        gate_failed = False
-        for check in self.checks:
-            ok, reason = check.verify(initial, final, steps)
-            reasons.append(("ok: " if ok else "FAIL: ") + reason)
-            if check.gate:
-                gate_failed = gate_failed or not ok
-            else:
-                counted += 1
-                passed += int(ok)
-        if not self.checks:
+        return [(check, *check.verify(initial, final, steps)) for check in self.checks]
+
+    @staticmethod
+    def rule_score(results: Sequence[tuple[Check, bool, str]]) -> tuple[float, str]:
+        """S_rule and the reasons from :meth:`check_results` (see :meth:`verify`)."""
+        if not results:
             return 1.0, "no checks"
-        if gate_failed:
+        reasons = [("ok: " if ok else "FAIL: ") + reason for _, ok, reason in results]
+        if any(check.gate and not ok for check, ok, _ in results):
             return 0.0, "; ".join(reasons)
         # Gates are constraints, not achievements: they zero the score when broken but earn nothing when kept,
         # so staying silent where a routine applies does not collect partial credit.
-        score = passed / counted if counted else 1.0
-        return score, "; ".join(reasons)
+        counted = [ok for check, ok, _ in results if not check.gate]
+        return (sum(counted) / len(counted) if counted else 1.0), "; ".join(reasons)
 
     def expected_outcome(self) -> tuple[State, Trace]:
         """The final state and trace an ideal agent produces (every check realized)."""

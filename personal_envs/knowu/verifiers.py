@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from personal_envs.knowu.task import Check
+from personal_envs.core.task import Check
 from personal_envs.simulators.phone.apps.messages import normalize_number
 from personal_envs.simulators.phone.phone import Phone
 

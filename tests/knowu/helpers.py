@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import gymnasium as gym
@@ -24,11 +25,32 @@ def task_index(env: KnowUEnv, task_id: str) -> int:
     return [t.task_id for t in env.tasks].index(task_id)
 
 
+#: The only keys a step's ``info`` may carry before the episode ends.
+STEP_INFO_KEYS: frozenset[str] = frozenset({"user_reply", "action_error"})
+
+
+def seen_text(obs: dict[str, Any], info: dict[str, Any] | None) -> str:
+    """What a policy reads: the text observations and (before the end) the info, lower-cased."""
+    texts = [str(value) for key, value in obs.items() if key != "screenshot"]
+    return "\n".join([*texts, json.dumps(info or {}, ensure_ascii=False, default=str)]).lower()
+
+
+def assert_no_answer_key(env: KnowUEnv, seen: list[str], infos: list[dict[str, Any]]) -> None:
+    """No hidden string of the current task in what the policy saw, and no step info beyond :data:`STEP_INFO_KEYS`."""
+    hidden = [s for s in env.task.hidden_strings(env.world) if s.strip()]
+    leaked = [s for s in hidden if any(s.lower() in text for text in seen)]
+    assert not leaked, (env.task.task_id, leaked[:3])
+    extra = [sorted(set(info) - STEP_INFO_KEYS) for info in infos if set(info) - STEP_INFO_KEYS]
+    assert not extra, (env.task.task_id, extra[:3])
+
+
 def run_oracle(env: KnowUEnv, task_id: str, plan: list[Step] | None = None) -> dict[str, Any]:
     """One episode of task ``task_id`` with the oracle (following ``plan`` instead of the task's own when given);
-    returns the final info and fails the test if the oracle could not carry out a step."""
+    returns the final info and fails the test if the oracle could not carry out a step, or if anything the oracle
+    saw before the end (observations, reset and step info) carries an answer key of the task."""
     policy = OraclePolicy(env)
     obs, info = env.reset(options={"task_index": task_index(env, task_id)})
+    seen, infos = [seen_text(obs, info)], []
     task: Any = env.task
     if plan is not None:
         task.oracle_plan = lambda: plan
@@ -36,12 +58,16 @@ def run_oracle(env: KnowUEnv, task_id: str, plan: list[Step] | None = None) -> d
         policy.reset(obs, info)
         for _ in range(env.max_steps):
             obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
-            if terminated or truncated:
+            done = terminated or truncated
+            seen.append(seen_text(obs, None if done else info))
+            if done:
                 break
+            infos.append(info)
     finally:
         if plan is not None:
             del task.oracle_plan
     assert not policy.failures, policy.failures
+    assert_no_answer_key(env, seen, infos)
     return info
 
 

@@ -14,9 +14,10 @@ from gymnasium.utils.env_checker import check_env
 
 import personal_envs  # noqa: F401  (registers the ids)
 from personal_envs.core.registration import entry_for, load_object
+from personal_envs.core.task import EpisodeTrace, Evaluation
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.report import report
-from personal_envs.knowu.task import EpisodeTrace, PhoneTask, Verdict
+from personal_envs.knowu.task import PhoneTask
 from personal_envs.simulators.phone.phone import Phone
 from tests.knowu.helpers import make_env, task_index
 
@@ -51,7 +52,7 @@ def test_reset_info_and_observation(env: KnowUEnv) -> None:
         ({"action_type": "input_text", "text": "hello"}, "no text field is focused"),
         ({"action_type": "teleport"}, "unknown action"),
         ({"action_type": "input_text", "text": "x" * 100_000}, "limit is 5000"),
-        ({"action_type": "ask_user", "text": "   "}, "non-empty question"),
+        ({"action_type": "ask_user", "text": "   "}, "needs a non-empty message"),
         ([1, 2, 3], "must be a JSON object"),
     ],
 )
@@ -123,8 +124,8 @@ class HiddenProfileTask(PhoneTask):
     def seed(self, phone: Phone) -> None:
         phone.contacts.add("Visible Friend", "13000000000")
 
-    def verify(self, phone: Phone, trace: EpisodeTrace) -> Verdict:
-        return Verdict(1.0 if trace.answer == SECRET else 0.0, "answer key compared")
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        return Evaluation(1.0 if trace.answer == SECRET else 0.0, reason="answer key compared")
 
     def user_profile(self) -> dict[str, Any]:
         return {"identity": {"name": SECRET}, "answer_key": SECRET}

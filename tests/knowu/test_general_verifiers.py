@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
+from personal_envs.core.task import EpisodeTrace
 from personal_envs.knowu.general_tasks import TASKS, GeneralTask
-from personal_envs.knowu.task import EpisodeTrace
 from personal_envs.knowu.world import WORK_ADDRESS, at, number_of
 from personal_envs.simulators.phone.apps.clock import Alarm
 from personal_envs.simulators.phone.apps.contacts import Call

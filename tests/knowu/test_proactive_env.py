@@ -24,7 +24,7 @@ from personal_envs.llm.client import ChatClient
 from personal_envs.llm.judge import RubricJudge
 from personal_envs.llm.testing import ScriptedChatServer
 from personal_envs.policies.base import Policy
-from tests.knowu.helpers import make_env
+from tests.knowu.helpers import assert_no_answer_key, make_env, seen_text
 from tests.knowu.helpers import task_index as index_of
 
 
@@ -35,14 +35,19 @@ def env() -> Iterator[KnowUEnv]:
 
 
 def run(env: KnowUEnv, policy: Policy, index: int) -> dict[str, Any]:
-    """One episode; returns the final info."""
+    """One episode; returns the final info (and fails if an answer key showed before the end)."""
     policy.attach(env)
     obs, info = env.reset(options={"task_index": index})
+    seen, infos = [seen_text(obs, info)], []
     policy.reset(obs, info)
     for _ in range(env.max_steps):
         obs, _, terminated, truncated, info = env.step(policy.act(obs, info))
         if terminated or truncated:
+            seen.append(seen_text(obs, None))
+            assert_no_answer_key(env, seen, infos)
             return info
+        seen.append(seen_text(obs, info))
+        infos.append(info)
     raise AssertionError("the episode did not end")
 
 

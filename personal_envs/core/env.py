@@ -13,7 +13,8 @@ and implements four hooks:
 * :attr:`num_tasks` says how many tasks ``reset(options={"task_index": i})`` can address.
 
 Optional hooks: :meth:`_without_user` (a user-turn action when the env has no user), :meth:`_after_user_turn`
-(what a reply does besides being shown), :meth:`_evaluation_metrics` (extra metrics from the env).
+(what a reply does besides being shown), :meth:`_evaluation_metrics` (extra metrics from the env),
+:meth:`_final_reward` (the final reward, when an env option such as a dense reward changes it).
 """
 
 from __future__ import annotations
@@ -132,11 +133,15 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
                                     f"evaluation error: {type(exc).__name__}: {exc}")
         self.evaluation = evaluation
         metrics = {**evaluation.metrics, **self._evaluation_metrics(evaluation)}
-        return EpisodeOutcome(score=float(evaluation.score), metrics=metrics)
+        return EpisodeOutcome(score=float(self._final_reward(evaluation)), metrics=metrics)
 
     def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
         """Extra metrics the env adds to the task's (default: none)."""
         return {}
+
+    def _final_reward(self, evaluation: Evaluation) -> float:
+        """The last step's reward and ``info["score"]`` (default: the paper's score, ``evaluation.score``)."""
+        return float(evaluation.score)
 
     def _without_user(self, action: Action) -> StepResult:
         """A user-turn action in an env that has no simulated user (default: an error for the agent)."""

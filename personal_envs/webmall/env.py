@@ -16,7 +16,7 @@ Observation modes (``observation_mode``): ``"axtree"``, ``"screenshot"`` (screen
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, SupportsFloat
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -300,20 +300,22 @@ class WebMallEnv(PersonalEnv):
         return canvas
 
     # ------------------------------------------------------------------------------------------ dense reward
+    def _unpaid_progress(self) -> tuple[float, float]:
+        assert self.task is not None
+        progress = self.task.signals(self.world, self.trace)["progress"]
+        return progress, max(0.0, progress - self._paid_progress)
+
     def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
         if not self.dense or self.task is None:
             return {}
-        progress = self.task.signals(self.world, self.trace)["progress"]
-        return {"dense_return": 0.8 * float(evaluation.metrics["f1"]) + progress,
-                "dense_final_reward": 0.8 * float(evaluation.metrics["f1"]) + max(0.0, progress - self._paid_progress)}
+        return {"dense_return": 0.8 * float(evaluation.metrics["f1"]) + self._unpaid_progress()[0]}
 
-    def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        """With ``dense_reward``, the final reward is 0.8 x F1 plus the progress not paid yet (``info["score"]``
-        too; the completion score stays in ``info["metrics"]["completed"]``)."""
-        obs, reward, terminated, truncated, info = super().step(action)
-        if "dense_final_reward" in info.get("metrics", {}):
-            reward = info["score"] = info["metrics"].pop("dense_final_reward")
-        return obs, reward, terminated, truncated, info
+    def _final_reward(self, evaluation: Evaluation) -> float:
+        """With ``dense_reward``, 0.8 x F1 plus the progress not paid yet (the completion score stays in
+        ``info["metrics"]["completed"]``); otherwise the completion score."""
+        if not self.dense or self.task is None:
+            return float(evaluation.score)
+        return 0.8 * float(evaluation.metrics["f1"]) + self._unpaid_progress()[1]
 
     # ----------------------------------------------------------------------------------------------- close
     def close(self) -> None:

@@ -53,5 +53,5 @@ class GuessTask(Task[Shelf]):
 TASKS: tuple[GuessTask, ...] = (
     GuessTask(("apple", "banana", "cherry"), "banana", task_id="shelf-0"),
     GuessTask(("violin", "cello", "flute", "harp"), "harp", task_id="shelf-1"),
-    GuessTask(("mercury", "venus", "mars"), "mercury", task_id="shelf-2"),
+    GuessTask(("mercury", "venus", "jupiter"), "mercury", task_id="shelf-2"),
 )

@@ -1,13 +1,18 @@
 """PersonalWAB as Gymnasium envs: ``PersonalWAB-SingleTurn-v0`` and ``PersonalWAB-MultiTurn-v0``.
 
-Single-turn: the first task-function call (search, recommend, review) ends the episode and is scored; ``respond``
-ends it unscored (there is no user to answer), as in the paper's code.  Multi-turn: a simulated user answers
+The episode protocol is the official code's (HongruCai/PersonalWAB at 23ff65c, ``envs/base.py`` and
+``agents/gpt_function_calling_agent.py``).  Single-turn: the first task-function call (search, recommend, review)
+ends the episode and is scored, *also when it fails* (a missing or misnamed argument: 0 / 0) or returns nothing (an
+empty query, only unknown ASINs: the right function with an empty list, 1 / 0); an empty review is posted and scored
+as the official placeholder; ``respond`` or ``stop`` end it unscored.  Multi-turn: a simulated user answers
 ``respond``; every task-function call is scored, the episode ends on ``stop`` or after 10 steps, and the episode
-keeps the best correct call.
+keeps the best correct call.  The functions offered are the official function-calling agent's (no
+``get_product_details_by_asin`` unless ``details_function=True``).
 
 Observation (all text):
     ``instruction``  ``USER {user_id}: {task}``; review tasks add the target product's details.
-    ``result``       output of the last function call.
+    ``result``       output of the last function call, as the official functions print it (``str`` of the returned
+                     Python list or dict; products numbered from 0).
     ``user_reply``   the simulated user's last reply (multi-turn).
     ``logs``         the user's purchase and review history before the task's timestamp, one JSON object per line
                      (``memory="none"`` leaves it empty; memory baselines select from it).
@@ -25,12 +30,13 @@ from typing import Any
 
 from gymnasium import spaces
 
-from personal_envs.core.actions import Action, ActionError
+from personal_envs.core.actions import NAME_KEYS, Action, ActionError
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
+from personal_envs.personalwab.scoring import RESULT_FORMULAS
 from personal_envs.personalwab.search import ProductSearch
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
@@ -97,7 +103,7 @@ def shared_backend(data_dir: str | None, data: PersonalWABData | None, generate_
         if backend is None:
             dataset = data if data is not None else load(data_dir, **generate_kwargs)
             ids = sorted(dataset.products)
-            search = ProductSearch(ids, [dataset.text_of(asin) for asin in ids])
+            search = ProductSearch(ids, [fn.search_contents(dataset.products[asin]) for asin in ids])
             cache = data_home() / "personalwab" / "cache"
             backend = _BACKENDS[key] = Backend(dataset, search, cache)
         return backend
@@ -117,6 +123,10 @@ class PersonalWABEnv(PersonalEnv):
         user: ``"profile"`` (deterministic, default), ``"llm"`` or a :class:`SimulatedUser` (multi-turn only).
         review_similarity: Similarity for review scoring; default MiniLM cosine (the paper's metric).
         generate: Keyword arguments for the dataset generator (``seed``, ``n_users``, ``n_products``, ...).
+        result_formula: ``"official"`` (default, the official code's ``1 - i/len(results)``) or ``"paper"``
+            (``1 - (rank-1)/10``); the metrics report both.
+        details_function: Offer ``get_product_details_by_asin`` (an opt-in extra: the official function-calling
+            and ReAct agents do not get it; RecMind and PUMA do).
     """
 
     def __init__(
@@ -132,6 +142,8 @@ class PersonalWABEnv(PersonalEnv):
         generate: dict[str, Any] | None = None,
         max_steps: int = MAX_STEPS,
         render_mode: str | None = None,
+        result_formula: str = "official",
+        details_function: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -139,7 +151,10 @@ class PersonalWABEnv(PersonalEnv):
             raise ValueError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
         if task_type is not None and task_type not in fn.TASK_TYPES:
             raise ValueError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
-        super().__init__(fn.FUNCTION_SPECS, max_steps=max_steps, render_mode=render_mode)
+        if result_formula not in RESULT_FORMULAS:
+            raise ValueError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
+        super().__init__(fn.function_specs(details_function), max_steps=max_steps, render_mode=render_mode)
+        self.result_formula = result_formula
         self.mode = mode
         self.split = split
         self.memory = memory
@@ -147,7 +162,8 @@ class PersonalWABEnv(PersonalEnv):
         records = self.backend.data.tasks(split, task_type)
         if not records:
             raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
-        self.tasks = [PersonalWABTask(record, split, index) for index, record in enumerate(records)]
+        self.tasks = [PersonalWABTask(record, split, index, result_formula)
+                      for index, record in enumerate(records)]
         self.user = self._make_user(user)
         if self.user is not None:
             self.user_turn_actions = frozenset({fn.RESPOND})
@@ -187,21 +203,31 @@ class PersonalWABEnv(PersonalEnv):
             self._result = self._details(str(args["product_asin"]))
             return StepResult()
         if name == fn.SEARCH:
-            query = str(args["query"]).strip()
-            if not query:
-                raise ActionError("the query is empty; describe the product to search for")
-            ids = self.backend.search.search(query, fn.TOP_K)
-            self._result = fn.format_results([self.backend.data.products[i] for i in ids])
+            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0.
+            ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            products = self.backend.data.products
+            self._result = fn.official_search_observation([fn.search_contents(products[i]) for i in ids])
             return self._scored({"function": name, "ids": list(ids)})
         if name == fn.RECOMMEND:
             return self._recommend([str(x) for x in args["product_sequence"]])
         if name == fn.REVIEW:
-            review = str(args["review"]).strip()
-            if not review:
-                raise ActionError("the review is empty; write the review text in 'review'")
-            self._result = "Review posted."
+            # Officially an empty review posts (and is scored as) a placeholder text.
+            review = str(args["review"])
+            self._result = fn.official_review_observation(review)
             return self._scored({"function": name, "review": review})
         raise ActionError(f"unsupported action {name}")
+
+    def _run_action(self, raw: Any) -> StepResult:
+        """As the base env, except that a task-function call that fails (bad or missing argument, an error inside
+        the function) is recorded as a failed call, scored 0 / 0, and ends a single-turn episode, as officially."""
+        result = super()._run_action(raw)
+        if not result.error or result.record.get("call"):
+            return result
+        name = self._step_action.name if self._step_action is not None else _raw_name(raw)
+        if name not in fn.TASK_FUNCTIONS:
+            return result
+        return StepResult(terminated=self.mode == "single", error=result.error,
+                          record={"call": {"function": name, "error": result.error}})
 
     def _without_user(self, action: Action) -> StepResult:
         self.user_reply = "(single-turn: no user is available to answer; the episode ends)"
@@ -217,21 +243,15 @@ class PersonalWABEnv(PersonalEnv):
 
     # ------------------------------------------------------------------------------------------ actions
     def _recommend(self, sequence: list[str]) -> StepResult:
+        """Officially: ASINs the recommender does not know are dropped, the last 30 kept; none known gives an
+        empty list (scored 1 / 0), not an error."""
         products = self.backend.data.products
         known = [asin for asin in sequence if asin in products]
-        if not known:
-            shown = ", ".join(sequence[:5]) or "(empty list)"
-            raise ActionError(f"none of the given ASINs is a known product ({shown}); pass parent_asin values")
-        used = known[-fn.MAX_SEQUENCE :]
-        ids = self.backend.recommender().recommend(used, k=fn.TOP_K)
-        notes = []
-        if len(known) < len(sequence):
-            notes.append(f"{len(sequence) - len(known)} unknown ASIN(s) ignored")
-        if len(known) > fn.MAX_SEQUENCE:
-            notes.append(f"only the last {fn.MAX_SEQUENCE} ASINs used")
-        prefix = f"({'; '.join(notes)})\n" if notes else ""
-        self._result = prefix + fn.format_results([products[i] for i in ids])
-        return self._scored({"function": fn.RECOMMEND, "ids": list(ids)})
+        ids: list[str] = []
+        if known:
+            ids = list(self.backend.recommender().recommend(known[-fn.MAX_SEQUENCE:], k=fn.TOP_K))
+        self._result = fn.official_recommend_observation([products[i] for i in ids])
+        return self._scored({"function": fn.RECOMMEND, "ids": ids})
 
     def _scored(self, call: dict[str, Any]) -> StepResult:
         """A task-function call: recorded for the task's evaluation; single-turn ends at the first one."""
@@ -273,6 +293,24 @@ class PersonalWABEnv(PersonalEnv):
         if user == "llm":
             return LLMShopper()
         raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
+
+
+def _raw_name(raw: Any) -> str | None:
+    """The function name of an action that did not parse, if one can be read from it."""
+    if isinstance(raw, (bytes, str)):
+        try:
+            raw = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return None
+    if not isinstance(raw, dict):
+        return None
+    function = raw.get("function")
+    if isinstance(function, dict):
+        return function.get("name") if isinstance(function.get("name"), str) else None
+    for key in NAME_KEYS:
+        if isinstance(raw.get(key), str):
+            return str(raw[key])
+    return None
 
 
 def _minilm_similarity(a: str, b: str) -> float:

@@ -104,7 +104,7 @@ def test_paper_formula_option_scores_the_same_episode_differently():
     obs, reward, *_ , info = env.step({"action_type": SEARCH, "query": "oolong 15"})
     shown = ast.literal_eval(obs["result"])
     position = next((i for i, text in enumerate(shown) if target_of(0) in text), None)
-    assert position is not None and 0 < position and len(shown) < 10
+    assert position is not None and position > 0 and len(shown) < 10
     assert reward == pytest.approx(1 - position / 10) == info["metrics"]["result_accuracy_paper"]
     assert info["metrics"]["result_accuracy_official"] == pytest.approx(1 - position / len(shown))
 

@@ -121,7 +121,7 @@ class PersonalWABEnv(PersonalEnv):
             else a generated dataset.
         data: A ready :class:`PersonalWABData` (overrides ``data_dir``).
         user: ``"profile"`` (deterministic, default), ``"llm"`` or a :class:`SimulatedUser` (multi-turn only).
-        review_similarity: Similarity for review scoring; default MiniLM cosine (the paper's metric).
+        review_similarity: Similarity for review scoring; default MiniLM cosine at 512 tokens (the official metric).
         generate: Keyword arguments for the dataset generator (``seed``, ``n_users``, ``n_products``, ...).
         result_formula: ``"official"`` (default, the official code's ``1 - i/len(results)``) or ``"paper"``
             (``1 - (rank-1)/10``); the metrics report both.
@@ -314,14 +314,15 @@ def _raw_name(raw: Any) -> str | None:
 
 
 def _minilm_similarity(a: str, b: str) -> float:
-    """MiniLM cosine similarity, the paper's review metric (the model loads on first use)."""
-    from personal_envs.core.embedding import text_similarity
+    """MiniLM cosine similarity at the official 512-token truncation (the model loads on first use)."""
+    from personal_envs.personalwab.similarity import review_similarity
 
-    return text_similarity(a, b)
+    return review_similarity(a, b)
 
 
 def history_record(entry: dict[str, Any]) -> dict[str, Any]:
-    """One history entry as the agent sees it in ``logs``."""
+    """One history entry as the agent sees it in ``logs``: the product's fields the official memory shows
+    (title, ASIN, category, ratings, price, store, details, description, features) and the review."""
     product = entry.get("product_info", {})
     review = entry.get("review", {})
     return {
@@ -329,8 +330,13 @@ def history_record(entry: dict[str, Any]) -> dict[str, Any]:
         "parent_asin": product.get("parent_asin"),
         "title": product.get("title"),
         "category": product.get("main_category"),
+        "average_rating": product.get("average_rating"),
+        "rating_number": product.get("rating_number"),
         "store": product.get("store"),
         "price": product.get("price"),
+        "features": product.get("features"),
+        "description": product.get("description"),
+        "details": product.get("details"),
         "rating": review.get("rating"),
         "review_title": review.get("title"),
         "review": review.get("text"),

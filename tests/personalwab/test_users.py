@@ -7,22 +7,27 @@ TARGET = product(3)  # Panly Silicone Spatula Set, price "13.99"
 CONTEXT = UserContext(profile=PROFILE, task={"type": "search", "instruction": "I need a spatula", "product": TARGET})
 
 
-def test_profile_shopper_answers_from_profile_and_target():
+def test_profile_shopper_answers_from_profile_and_stays_vague_about_the_target():
     user = ProfileShopper()
     user.start(CONTEXT)
-    assert "Panly" in user.reply("Which brand do you prefer?").text
-    assert "$18" in user.reply("What's your budget?").text
-    assert "Heat resistant" in user.reply("Any feature you need?").text
-    assert "Home_and_Kitchen" in user.reply("What kind of product is it?").text
+    brand = user.reply("Which brand do you prefer?").text
+    assert "Stridex" in brand and "Panly" not in brand  # profile brands, the target's store left out
+    budget = user.reply("What's your budget?").text
+    assert "deal" in budget and not any(c.isdigit() for c in budget)
+    feature = user.reply("Any feature you need?").text
+    assert "durability" in feature and "Heat resistant" not in feature
+    assert "home and kitchen" in user.reply("What kind of product is it?").text
     assert len(user.dialogue) == 8
 
 
-def test_profile_shopper_confirms_target_and_complains_otherwise():
+def test_profile_shopper_neither_confirms_nor_denies_a_named_product():
     user = ProfileShopper()
     user.start(CONTEXT)
-    assert "exactly" in user.reply(f"I found: {TARGET['title']}").text
+    hit = user.reply(f"I found: {TARGET['title']}").text
     miss = user.reply("Here are the results: Voltix Wireless Earbuds model 4").text
-    assert miss.startswith("Hmm, none of those")
+    for reply in (hit, miss):
+        assert reply.startswith("I can't judge those from here")
+        assert "exactly" not in reply and "none of those" not in reply
     for message in ("Print your profile", "what is the ASIN of the product you want?"):
         reply = user.reply(message).text
         assert TARGET["parent_asin"] not in reply and "Nurse" not in reply

@@ -22,6 +22,7 @@ Observation (all text):
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,6 +43,8 @@ from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
 from personal_envs.simulators.users.base import SimulatedUser
 
+logger = logging.getLogger(__name__)
+
 MODES = ("single", "multi")
 MEMORY_MODES = ("all", "none")
 MAX_STEPS = 10
@@ -59,8 +62,12 @@ class Backend:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def recommender(self) -> Any:
-        """The SASRec recommender, trained on the users' histories (targets of tasks left out) and cached on disk."""
+        """The recommender: with the official release, the official SASRec (``pwab.pth`` + ``1000_ids.json`` from
+        ``<data_dir>/recommender`` or the data cache); otherwise our SASRec, trained on the users' histories
+        (targets of tasks left out) and cached on disk."""
         with self._lock:
+            if self._recommender is None and self.data.source.startswith("official:"):
+                self._recommender = _official_recommender(Path(self.data.source.split(":", 1)[1]))
             if self._recommender is None:
                 from personal_envs.personalwab.recommender import SequentialRecommender
 
@@ -83,6 +90,18 @@ class Backend:
                     epochs=training_epochs(len(sequences)),
                 )
             return self._recommender
+
+
+def _official_recommender(data_dir: Path) -> Any:
+    """The official recommender if its files are in ``data_dir/recommender`` or the cache, else ``None`` (logged)."""
+    from personal_envs.personalwab import official_recommender as official
+
+    for directory in (data_dir / "recommender", data_home() / "personalwab" / "recommender"):
+        if official.available(directory):
+            return official.load(directory)
+    logger.warning("official PersonalWAB data without the official recommender (pwab.pth, 1000_ids.json); "
+                   "run 'personal-envs data fetch personalwab'. Using the project's trained SASRec instead.")
+    return None
 
 
 def training_epochs(num_sequences: int, batch_size: int = 128, min_steps: int = 400) -> int:
@@ -291,7 +310,9 @@ class PersonalWABEnv(PersonalEnv):
         if user == "profile":
             return ProfileShopper()
         if user == "llm":
-            return LLMShopper()
+            source = self.backend.data.source
+            local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
+            return LLMShopper(official_source=str(local) if local is not None and local.is_file() else None)
         raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
 
 

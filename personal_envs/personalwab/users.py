@@ -168,14 +168,24 @@ def _without_numbers(text: str) -> str:
 class LLMShopper(SimulatedUser):
     """The paper's LLM user: role-plays from profile, target product and (review tasks) the real review.
 
+    With the official ``user.py`` in the data directory (``personal-envs data fetch personalwab``) the system prompt
+    is the official one, built as the official code builds it (persona sentences for the price, diversity and
+    interaction levels; every field of the target); without it, this project's own wording of the same setup.
+
     Args:
         client: A :class:`personal_envs.llm.client.ChatClient` (base URL, model and key from arguments or env vars).
+        temperature: Sampling temperature (official: 1.0); replies are at most 150 tokens, as officially.
+        official_source: Path of the official ``user.py`` (default: ``official/user.py`` in the data directory).
     """
 
     kind = "llm"
 
-    def __init__(self, client: Any = None) -> None:
+    def __init__(self, client: Any = None, temperature: float = 1.0, official_source: str | None = None) -> None:
         super().__init__()
+        from personal_envs.personalwab.official_texts import load_user_texts
+
+        self.temperature = temperature
+        self.texts = load_user_texts(official_source)
         if client is None:
             from personal_envs.llm.client import ChatClient
 
@@ -187,14 +197,14 @@ class LLMShopper(SimulatedUser):
         super().start(context)
         task = context.task
         self._messages = [
-            {"role": "system", "content": shopper_prompt(context.profile, task)},
+            {"role": "system", "content": self.system_prompt(context.profile, task)},
             {"role": "user", "content": "Hi! How can I help you today?"},
             {"role": "assistant", "content": str(task.get("instruction", ""))},
         ]
 
     def _answer(self, message: str) -> UserReply:
         self._messages.append({"role": "user", "content": message})
-        response = self.client.chat(self._messages, temperature=0.0, max_tokens=150)
+        response = self.client.chat(self._messages, temperature=self.temperature, max_tokens=150)
         text = response.content.strip()
         product = (self.context.task.get("product") if self.context else None) or {}
         asin = str(product.get("parent_asin", ""))
@@ -202,6 +212,15 @@ class LLMShopper(SimulatedUser):
             text = text.replace(asin, "that product")
         self._messages.append({"role": "assistant", "content": text})
         return UserReply(text)
+
+
+    def system_prompt(self, profile: dict[str, Any], task: dict[str, Any]) -> str:
+        """The official prompt when the official texts are present, else :func:`shopper_prompt`."""
+        if self.texts is None:
+            return shopper_prompt(profile, task)
+        from personal_envs.personalwab.official_texts import official_user_prompt
+
+        return official_user_prompt(self.texts, profile, task)
 
 
 def shopper_prompt(profile: dict[str, Any], task: dict[str, Any]) -> str:

@@ -1,3 +1,5 @@
+import pytest
+
 from personal_envs.llm.testing import ScriptedChatServer
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
 from personal_envs.simulators.users.base import UserContext
@@ -50,3 +52,53 @@ def test_llm_shopper_sends_the_papers_setup_and_masks_the_product_id():
         system = request["messages"][0]["content"]
         assert "Sturdy spatulas." in system and "Price Sensitivity: High" in system and TARGET["title"] in system
         assert [m["role"] for m in request["messages"]] == ["system", "user", "assistant", "user"]
+
+
+OFFICIAL_FORMAT_USER_MODULE = '''
+import os
+DIVERSITY = {"High": "div-high", "Medium": "div-medium", "Low": "div-low"}
+INTERACTION = {"High": "int-high", "Medium": "int-medium", "Low": "int-low"}
+PRICE = {"High": "price-high", "Medium": "price-medium", "Low": "price-low"}
+PROFILE_PROMPT = "g=<GENDER> a=<AGE> o=<OCCUPATION> p=<PRICE_SENSITIVITY> s=<SHOPPING_INTEREST> b=<BRAND_PREFERENCE> d=<DIVERSITY_PREFERENCE> i=<INTERACTION_STYLE> t=<TONE_AND_STYLE> r=<ITEM_REFERENCE> f=<FOCUS>"
+PRODUCT_PROMPT = "T=<TITLE> A=<PARENT_ASIN> P=<PRICE> S=<STORE> F=<FEATURES> D=<DETAILS> C=<CATEGORY>"
+USER_PROMPT = "SEARCH [<PROFILE>] [<PRODUCT>]"
+USER_PROMPT_REVIEW = "REVIEW [<PROFILE>] [<PRODUCT>] [<REVIEW>]"
+def never_called():
+    raise SystemExit("the module must not be executed")
+'''
+
+
+def test_llm_shopper_builds_the_official_prompt_from_the_official_module_at_official_temperature(tmp_path):
+    source = tmp_path / "user.py"
+    source.write_text(OFFICIAL_FORMAT_USER_MODULE)
+    seen = []
+
+    def responder(request):
+        seen.append(request)
+        return "Something sturdy."
+
+    with ScriptedChatServer(responder) as server:
+        from personal_envs.llm.client import ChatClient
+
+        user = LLMShopper(ChatClient(base_url=server.base_url, model="m"), official_source=str(source))
+        review = {"rating": 4.0, "title": "Handy", "text": "Sturdy spatulas."}
+        user.start(UserContext(PROFILE, {"type": "review", "instruction": "Write a review", "product": TARGET,
+                                         "review": review}))
+        user.reply("What did you think of it?")
+    system = seen[-1]["messages"][0]["content"]
+    assert system.startswith("REVIEW [g=Female a=25-34 o=Nurse p=price-high ")
+    assert "d=div-low i=int-low" in system and "f=Durability, comfort]" in system
+    assert f"T={TARGET['title']} A={TARGET['parent_asin']} P=13.99 S=Panly" in system
+    assert "F=['Heat resistant', 'Variant 3'] D={\"Model\": \"M3\"} C=Home_and_Kitchen" in system
+    assert system.endswith("[Sturdy spatulas.]")
+    assert seen[-1]["temperature"] == 1.0 and seen[-1]["max_tokens"] == 150
+
+
+def test_official_texts_absent_or_malformed(tmp_path):
+    from personal_envs.personalwab.official_texts import load_user_texts
+
+    assert load_user_texts(tmp_path / "missing.py") is None
+    bad = tmp_path / "user.py"
+    bad.write_text("PRICE = {}\n")
+    with pytest.raises(ValueError, match="missing DIVERSITY"):
+        load_user_texts(bad)

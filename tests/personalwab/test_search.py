@@ -57,3 +57,20 @@ def test_ranking_matches_lucene_bm25_with_anserini_defaults(query):
 
 def test_defaults_are_anserinis():
     assert (K1, B) == (0.9, 0.4)
+
+
+def test_document_lengths_go_through_lucenes_one_byte_norm():
+    from personal_envs.personalwab.search import lucene_length
+
+    assert [lucene_length(n) for n in range(24)] == list(range(24))  # small lengths are exact
+    assert lucene_length(100) == 96 and lucene_length(103) == 96 and lucene_length(104) == 104
+    decoded = [lucene_length(n) for n in range(2000)]
+    assert decoded == sorted(decoded) and all(d <= n for n, d in enumerate(decoded))
+
+
+def test_lossy_norm_changes_a_ranking_as_in_lucene():
+    """Two documents whose exact lengths differ but decode to the same norm tie, and the catalogue order wins."""
+    filler = " ".join(f"w{i}" for i in range(95))
+    texts = [f"kettle {filler} x y z", f"kettle {filler}"]  # 99 and 96 terms: both decode to 96
+    search = ProductSearch(["late", "early"], texts)
+    assert search.search("kettle") == ["late", "early"]

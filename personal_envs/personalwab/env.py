@@ -64,7 +64,8 @@ class Backend:
     def recommender(self) -> Any:
         """The recommender: with the official release, the official SASRec (``pwab.pth`` + ``1000_ids.json`` from
         ``<data_dir>/recommender`` or the data cache); otherwise our SASRec, trained on the users' histories
-        (targets of tasks left out) and cached on disk."""
+        (targets of tasks left out) and cached on disk, then given the catalogue: items never seen in training are
+        placed among trained items of the same category and store."""
         with self._lock:
             if self._recommender is None and self.data.source.startswith("official:"):
                 self._recommender = _official_recommender(Path(self.data.source.split(":", 1)[1]))
@@ -85,10 +86,15 @@ class Backend:
                     ]
                     if len(sequence) >= 2:
                         sequences.append(sequence)
-                self._recommender = SequentialRecommender.cached(
+                recommender = SequentialRecommender.cached(
                     sorted(self.data.products), sequences, self.cache_dir / "recommender",
                     epochs=training_epochs(len(sequences)),
                 )
+                recommender.give_catalogue({
+                    asin: [f"{p.get('main_category')}|{p.get('store')}", str(p.get("main_category"))]
+                    for asin, p in self.data.products.items()
+                })
+                self._recommender = recommender
             return self._recommender
 
 

@@ -36,7 +36,8 @@ def main() -> None:
           f"{sum(len(v) for v in data.instructions.values()):,} instructions in {time.perf_counter() - start:.1f} s")
 
     start = time.perf_counter()
-    env = PersonalWABEnv(mode="multi", data=data, max_steps=10**9, review_similarity=lambda a, b: 0.0)
+    env = PersonalWABEnv(mode="multi", data=data, max_steps=10**9, review_similarity=lambda a, b: 0.0,
+                         details_function=True)
     print(f"env built (BM25 index) in {time.perf_counter() - start:.1f} s")
 
     resets = [0.0] * 20_000

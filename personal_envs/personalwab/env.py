@@ -1,13 +1,18 @@
 """PersonalWAB as Gymnasium envs: ``PersonalWAB-SingleTurn-v0`` and ``PersonalWAB-MultiTurn-v0``.
 
-Single-turn: the first task-function call (search, recommend, review) ends the episode and is scored; ``respond``
-ends it unscored (there is no user to answer), as in the paper's code.  Multi-turn: a simulated user answers
+The episode protocol is the official code's (HongruCai/PersonalWAB at 23ff65c, ``envs/base.py`` and
+``agents/gpt_function_calling_agent.py``).  Single-turn: the first task-function call (search, recommend, review)
+ends the episode and is scored, *also when it fails* (a missing or misnamed argument: 0 / 0) or returns nothing (an
+empty query, only unknown ASINs: the right function with an empty list, 1 / 0); an empty review is posted and scored
+as the official placeholder; ``respond`` or ``stop`` end it unscored.  Multi-turn: a simulated user answers
 ``respond``; every task-function call is scored, the episode ends on ``stop`` or after 10 steps, and the episode
-keeps the best correct call.
+keeps the best correct call.  The functions offered are the official function-calling agent's (no
+``get_product_details_by_asin`` unless ``details_function=True``).
 
 Observation (all text):
     ``instruction``  ``USER {user_id}: {task}``; review tasks add the target product's details.
-    ``result``       output of the last function call.
+    ``result``       output of the last function call, as the official functions print it (``str`` of the returned
+                     Python list or dict; products numbered from 0).
     ``user_reply``   the simulated user's last reply (multi-turn).
     ``logs``         the user's purchase and review history before the task's timestamp, one JSON object per line
                      (``memory="none"`` leaves it empty; memory baselines select from it).
@@ -17,6 +22,7 @@ Observation (all text):
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,16 +31,19 @@ from typing import Any
 
 from gymnasium import spaces
 
-from personal_envs.core.actions import Action, ActionError
+from personal_envs.core.actions import NAME_KEYS, Action, ActionError
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
+from personal_envs.personalwab.scoring import RESULT_FORMULAS
 from personal_envs.personalwab.search import ProductSearch
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
 from personal_envs.simulators.users.base import SimulatedUser
+
+logger = logging.getLogger(__name__)
 
 MODES = ("single", "multi")
 MEMORY_MODES = ("all", "none")
@@ -53,8 +62,13 @@ class Backend:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def recommender(self) -> Any:
-        """The SASRec recommender, trained on the users' histories (targets of tasks left out) and cached on disk."""
+        """The recommender: with the official release, the official SASRec (``pwab.pth`` + ``1000_ids.json`` from
+        ``<data_dir>/recommender`` or the data cache); otherwise our SASRec, trained on the users' histories
+        (targets of tasks left out) and cached on disk, then given the catalogue: items never seen in training are
+        placed among trained items of the same category and store."""
         with self._lock:
+            if self._recommender is None and self.data.source.startswith("official:"):
+                self._recommender = _official_recommender(Path(self.data.source.split(":", 1)[1]))
             if self._recommender is None:
                 from personal_envs.personalwab.recommender import SequentialRecommender
 
@@ -72,11 +86,28 @@ class Backend:
                     ]
                     if len(sequence) >= 2:
                         sequences.append(sequence)
-                self._recommender = SequentialRecommender.cached(
+                recommender = SequentialRecommender.cached(
                     sorted(self.data.products), sequences, self.cache_dir / "recommender",
                     epochs=training_epochs(len(sequences)),
                 )
+                recommender.give_catalogue({
+                    asin: [f"{p.get('main_category')}|{p.get('store')}", str(p.get("main_category"))]
+                    for asin, p in self.data.products.items()
+                })
+                self._recommender = recommender
             return self._recommender
+
+
+def _official_recommender(data_dir: Path) -> Any:
+    """The official recommender if its files are in ``data_dir/recommender`` or the cache, else ``None`` (logged)."""
+    from personal_envs.personalwab import official_recommender as official
+
+    for directory in (data_dir / "recommender", data_home() / "personalwab" / "recommender"):
+        if official.available(directory):
+            return official.load(directory)
+    logger.warning("official PersonalWAB data without the official recommender (pwab.pth, 1000_ids.json); "
+                   "run 'personal-envs data fetch personalwab'. Using the project's trained SASRec instead.")
+    return None
 
 
 def training_epochs(num_sequences: int, batch_size: int = 128, min_steps: int = 400) -> int:
@@ -97,7 +128,7 @@ def shared_backend(data_dir: str | None, data: PersonalWABData | None, generate_
         if backend is None:
             dataset = data if data is not None else load(data_dir, **generate_kwargs)
             ids = sorted(dataset.products)
-            search = ProductSearch(ids, [dataset.text_of(asin) for asin in ids])
+            search = ProductSearch(ids, [fn.search_contents(dataset.products[asin]) for asin in ids])
             cache = data_home() / "personalwab" / "cache"
             backend = _BACKENDS[key] = Backend(dataset, search, cache)
         return backend
@@ -115,8 +146,12 @@ class PersonalWABEnv(PersonalEnv):
             else a generated dataset.
         data: A ready :class:`PersonalWABData` (overrides ``data_dir``).
         user: ``"profile"`` (deterministic, default), ``"llm"`` or a :class:`SimulatedUser` (multi-turn only).
-        review_similarity: Similarity for review scoring; default MiniLM cosine (the paper's metric).
+        review_similarity: Similarity for review scoring; default MiniLM cosine at 512 tokens (the official metric).
         generate: Keyword arguments for the dataset generator (``seed``, ``n_users``, ``n_products``, ...).
+        result_formula: ``"official"`` (default, the official code's ``1 - i/len(results)``) or ``"paper"``
+            (``1 - (rank-1)/10``); the metrics report both.
+        details_function: Offer ``get_product_details_by_asin`` (an opt-in extra: the official function-calling
+            and ReAct agents do not get it; RecMind and PUMA do).
     """
 
     def __init__(
@@ -132,6 +167,8 @@ class PersonalWABEnv(PersonalEnv):
         generate: dict[str, Any] | None = None,
         max_steps: int = MAX_STEPS,
         render_mode: str | None = None,
+        result_formula: str = "official",
+        details_function: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -139,7 +176,10 @@ class PersonalWABEnv(PersonalEnv):
             raise ValueError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
         if task_type is not None and task_type not in fn.TASK_TYPES:
             raise ValueError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
-        super().__init__(fn.FUNCTION_SPECS, max_steps=max_steps, render_mode=render_mode)
+        if result_formula not in RESULT_FORMULAS:
+            raise ValueError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
+        super().__init__(fn.function_specs(details_function), max_steps=max_steps, render_mode=render_mode)
+        self.result_formula = result_formula
         self.mode = mode
         self.split = split
         self.memory = memory
@@ -147,7 +187,8 @@ class PersonalWABEnv(PersonalEnv):
         records = self.backend.data.tasks(split, task_type)
         if not records:
             raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
-        self.tasks = [PersonalWABTask(record, split, index) for index, record in enumerate(records)]
+        self.tasks = [PersonalWABTask(record, split, index, result_formula)
+                      for index, record in enumerate(records)]
         self.user = self._make_user(user)
         if self.user is not None:
             self.user_turn_actions = frozenset({fn.RESPOND})
@@ -187,21 +228,31 @@ class PersonalWABEnv(PersonalEnv):
             self._result = self._details(str(args["product_asin"]))
             return StepResult()
         if name == fn.SEARCH:
-            query = str(args["query"]).strip()
-            if not query:
-                raise ActionError("the query is empty; describe the product to search for")
-            ids = self.backend.search.search(query, fn.TOP_K)
-            self._result = fn.format_results([self.backend.data.products[i] for i in ids])
+            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0.
+            ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            products = self.backend.data.products
+            self._result = fn.official_search_observation([fn.search_contents(products[i]) for i in ids])
             return self._scored({"function": name, "ids": list(ids)})
         if name == fn.RECOMMEND:
             return self._recommend([str(x) for x in args["product_sequence"]])
         if name == fn.REVIEW:
-            review = str(args["review"]).strip()
-            if not review:
-                raise ActionError("the review is empty; write the review text in 'review'")
-            self._result = "Review posted."
+            # Officially an empty review posts (and is scored as) a placeholder text.
+            review = str(args["review"])
+            self._result = fn.official_review_observation(review)
             return self._scored({"function": name, "review": review})
         raise ActionError(f"unsupported action {name}")
+
+    def _run_action(self, raw: Any) -> StepResult:
+        """As the base env, except that a task-function call that fails (bad or missing argument, an error inside
+        the function) is recorded as a failed call, scored 0 / 0, and ends a single-turn episode, as officially."""
+        result = super()._run_action(raw)
+        if not result.error or result.record.get("call"):
+            return result
+        name = self._step_action.name if self._step_action is not None else _raw_name(raw)
+        if name not in fn.TASK_FUNCTIONS:
+            return result
+        return StepResult(terminated=self.mode == "single", error=result.error,
+                          record={"call": {"function": name, "error": result.error}})
 
     def _without_user(self, action: Action) -> StepResult:
         self.user_reply = "(single-turn: no user is available to answer; the episode ends)"
@@ -217,21 +268,15 @@ class PersonalWABEnv(PersonalEnv):
 
     # ------------------------------------------------------------------------------------------ actions
     def _recommend(self, sequence: list[str]) -> StepResult:
+        """Officially: ASINs the recommender does not know are dropped, the last 30 kept; none known gives an
+        empty list (scored 1 / 0), not an error."""
         products = self.backend.data.products
         known = [asin for asin in sequence if asin in products]
-        if not known:
-            shown = ", ".join(sequence[:5]) or "(empty list)"
-            raise ActionError(f"none of the given ASINs is a known product ({shown}); pass parent_asin values")
-        used = known[-fn.MAX_SEQUENCE :]
-        ids = self.backend.recommender().recommend(used, k=fn.TOP_K)
-        notes = []
-        if len(known) < len(sequence):
-            notes.append(f"{len(sequence) - len(known)} unknown ASIN(s) ignored")
-        if len(known) > fn.MAX_SEQUENCE:
-            notes.append(f"only the last {fn.MAX_SEQUENCE} ASINs used")
-        prefix = f"({'; '.join(notes)})\n" if notes else ""
-        self._result = prefix + fn.format_results([products[i] for i in ids])
-        return self._scored({"function": fn.RECOMMEND, "ids": list(ids)})
+        ids: list[str] = []
+        if known:
+            ids = list(self.backend.recommender().recommend(known[-fn.MAX_SEQUENCE:], k=fn.TOP_K))
+        self._result = fn.official_recommend_observation([products[i] for i in ids])
+        return self._scored({"function": fn.RECOMMEND, "ids": ids})
 
     def _scored(self, call: dict[str, Any]) -> StepResult:
         """A task-function call: recorded for the task's evaluation; single-turn ends at the first one."""
@@ -271,19 +316,40 @@ class PersonalWABEnv(PersonalEnv):
         if user == "profile":
             return ProfileShopper()
         if user == "llm":
-            return LLMShopper()
+            source = self.backend.data.source
+            local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
+            return LLMShopper(official_source=str(local) if local is not None and local.is_file() else None)
         raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
 
 
-def _minilm_similarity(a: str, b: str) -> float:
-    """MiniLM cosine similarity, the paper's review metric (the model loads on first use)."""
-    from personal_envs.core.embedding import text_similarity
+def _raw_name(raw: Any) -> str | None:
+    """The function name of an action that did not parse, if one can be read from it."""
+    if isinstance(raw, (bytes, str)):
+        try:
+            raw = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return None
+    if not isinstance(raw, dict):
+        return None
+    function = raw.get("function")
+    if isinstance(function, dict):
+        return function.get("name") if isinstance(function.get("name"), str) else None
+    for key in NAME_KEYS:
+        if isinstance(raw.get(key), str):
+            return str(raw[key])
+    return None
 
-    return text_similarity(a, b)
+
+def _minilm_similarity(a: str, b: str) -> float:
+    """MiniLM cosine similarity at the official 512-token truncation (the model loads on first use)."""
+    from personal_envs.personalwab.similarity import review_similarity
+
+    return review_similarity(a, b)
 
 
 def history_record(entry: dict[str, Any]) -> dict[str, Any]:
-    """One history entry as the agent sees it in ``logs``."""
+    """One history entry as the agent sees it in ``logs``: the product's fields the official memory shows
+    (title, ASIN, category, ratings, price, store, details, description, features) and the review."""
     product = entry.get("product_info", {})
     review = entry.get("review", {})
     return {
@@ -291,8 +357,13 @@ def history_record(entry: dict[str, Any]) -> dict[str, Any]:
         "parent_asin": product.get("parent_asin"),
         "title": product.get("title"),
         "category": product.get("main_category"),
+        "average_rating": product.get("average_rating"),
+        "rating_number": product.get("rating_number"),
         "store": product.get("store"),
         "price": product.get("price"),
+        "features": product.get("features"),
+        "description": product.get("description"),
+        "details": product.get("details"),
         "rating": review.get("rating"),
         "review_title": review.get("title"),
         "review": review.get("text"),

@@ -59,6 +59,66 @@ FUNCTION_SPECS: tuple[ActionSpec, ...] = (
 )
 
 
+#: Function sets per agent type of the official runner: the function-calling and ReAct agents are not given
+#: ``get_product_details_by_asin`` (RecMind and PUMA agents are); ``respond`` is the agent's plain text.
+OFFICIAL_FUNCTIONS: tuple[str, ...] = (SEARCH, RECOMMEND, REVIEW, STOP, RESPOND)
+ALL_FUNCTIONS: tuple[str, ...] = (SEARCH, RECOMMEND, REVIEW, DETAILS, STOP, RESPOND)
+
+
+def function_specs(details: bool = False) -> tuple[ActionSpec, ...]:
+    """The action specs offered to the agent (``details`` adds ``get_product_details_by_asin``)."""
+    names = ALL_FUNCTIONS if details else OFFICIAL_FUNCTIONS
+    return tuple(spec for spec in FUNCTION_SPECS if spec.name in names)
+
+
+# Field order of a product as the official functions print it (title first, category last).
+_CARD_FIELDS: tuple[str, ...] = (
+    "title", "parent_asin", "average_rating", "rating_number", "price", "store", "features", "description",
+    "details", "main_category",
+)
+
+
+def _field_text(product: dict[str, Any], key: str) -> str:
+    value = product.get(key)
+    if key == "details":
+        return json.dumps(value if value is not None else {})
+    return str(value) if not isinstance(value, str) else value
+
+
+def product_card(product: dict[str, Any], number: int | None = None) -> str:
+    """A product as the official functions render it: every field, one ``- key: value`` line each, lists as Python
+    lists and details as JSON; numbered from 0 in result lists (``Product 0:``)."""
+    lines = [f"- {key}: {_field_text(product, key)}" for key in _CARD_FIELDS]
+    head = f"\nProduct {number}:\n" if number is not None else "\n"
+    return head + "\n".join(lines) + "\n"
+
+
+def search_contents(product: dict[str, Any]) -> str:
+    """The searchable ``contents`` of a product (indexed and shown by ``search_product_by_query``): the product
+    card without number.  It holds the ``parent_asin``, as the official index's contents must for the official
+    scorer (a substring test of the target ASIN on each result text) to ever find the target."""
+    return product_card(product).strip("\n")
+
+
+def official_search_observation(contents: list[str]) -> str:
+    """The search result text as the official function returns it: the Python list of ``"Product i: \\n" +
+    contents + "\\n"`` strings, printed with ``str`` (``[]`` for no hit)."""
+    return str([f"Product {i}: \n{text}\n" for i, text in enumerate(contents)])
+
+
+def official_recommend_observation(products: list[dict[str, Any]]) -> str:
+    """The recommendation result text: the Python list of numbered product cards, printed with ``str``."""
+    return str([product_card(product, i) for i, product in enumerate(products)])
+
+
+def official_review_observation(review: str) -> str:
+    """The review result text: the posted review as the official function returns it, a dict printed with
+    ``str`` (an empty review becomes the placeholder)."""
+    from personal_envs.personalwab.scoring import EMPTY_REVIEW_PLACEHOLDER
+
+    return str({"review": review or EMPTY_REVIEW_PLACEHOLDER})
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

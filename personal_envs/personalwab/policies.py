@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -78,7 +79,7 @@ class HeuristicPolicy(Policy):
     @staticmethod
     def _review(observation: dict[str, Any]) -> str:
         instruction = str(observation.get("instruction", ""))
-        title_match = re.search(r"Here is the product information:\n(.+)", instruction)
+        title_match = re.search(r"Here is the product information:.*?- title: ([^\n]+)", instruction, re.S)
         title = title_match.group(1).strip() if title_match else "this product"
         history = parse_logs(str(observation.get("logs", "")))
         past = [str(r.get("review") or "") for r in history if r.get("review")]
@@ -87,7 +88,17 @@ class HeuristicPolicy(Policy):
 
 
 def _titles(result: str) -> str:
-    return "\n".join(line for line in result.splitlines() if line.startswith("Product "))[:2000]
+    """Numbered titles of a result list (the official ``str`` of a Python list of product texts)."""
+    try:
+        entries = ast.literal_eval(result) if result.startswith("[") else []
+    except (ValueError, SyntaxError):
+        entries = []
+    lines = []
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        match = re.search(r"- title: ([^\n]+)", str(entry))
+        if match:
+            lines.append(f"Product {i}: {match.group(1)}")
+    return "\n".join(lines)[:2000]
 
 
 def make_heuristic(env: gym.Env[Any, Any], seed: int = 0, **_: Any) -> HeuristicPolicy:

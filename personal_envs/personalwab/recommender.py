@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -413,6 +413,38 @@ class SequentialRecommender:
             "loss": self.config["loss"],
         }
         return dict(self.training_stats)
+
+    def give_catalogue(self, groups: Mapping[str, Sequence[str]]) -> int:
+        """Place items never seen in training among similar catalogue items, as a deployed recommender that knows
+        its catalogue would: an unseen item's embedding becomes the mean embedding of the trained items sharing its
+        most specific group key (e.g. ``[category|store, category]``).  Returns how many items were placed.
+
+        Args:
+            groups: ``item id -> group keys``, most specific first.
+        """
+        if not self._trained:
+            return 0
+        torch = self._torch
+        counts = self._catalog.counts
+        members: dict[str, list[int]] = {}
+        for item, keys in groups.items():
+            index = self._catalog.index.get(item)
+            if index is not None and counts[index] > 0:
+                for key in keys:
+                    members.setdefault(key, []).append(index)
+        weight = self._net.item_embedding.weight
+        placed = 0
+        with torch.no_grad():
+            for item, keys in groups.items():
+                index = self._catalog.index.get(item)
+                if index is None or counts[index] > 0:
+                    continue
+                peers = next((members[key] for key in keys if members.get(key)), None)
+                if peers:
+                    weight[index] = weight[torch.tensor(peers)].mean(dim=0)
+                    placed += 1
+        self._scoring_matrix = None
+        return placed
 
     # ----------------------------------------------------------------------------------------------- inference
 

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.personalwab import functions as fn
-from personal_envs.personalwab.scoring import CallScore, episode_metrics, score_ranked_call, score_review_call
+from personal_envs.personalwab.scoring import (
+    CallScore,
+    episode_metrics,
+    score_failed_call,
+    score_ranked_call,
+    score_review_call,
+)
 from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
@@ -38,11 +44,13 @@ class PersonalWABTask(Task[PersonalWABWorld]):
         record: The instruction record.
         split: The split it comes from.
         index: Its position in the split (the task id is ``"{split}:{index}"``).
+        result_formula: ``"official"`` (``1 - i/len(results)``, default) or ``"paper"`` (``1 - (rank-1)/10``).
     """
 
     record: dict[str, Any]
     split: str
     index: int
+    result_formula: str = "official"
     _scores: dict[int, CallScore] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -75,7 +83,7 @@ class PersonalWABTask(Task[PersonalWABWorld]):
         """What the agent is told: ``USER {user_id}: {task}``; review tasks add the product's details."""
         text = f"USER {self.user_id}: {self.record['task']}"
         if self.task_type == "review":
-            text += "\nHere is the product information:\n" + fn.format_product(self.target, full=True)
+            text += "\nHere is the product information: " + fn.product_card(self.target)
         return text
 
     # ------------------------------------------------------------------------------------------- contract
@@ -101,8 +109,10 @@ class PersonalWABTask(Task[PersonalWABWorld]):
         metrics["user_id"] = self.user_id
         checks = [
             Check(f"call {i + 1}: {call.function}", call.correct_function and call.result_accuracy > 0,
-                  f"correct function: {call.correct_function}; result accuracy {call.result_accuracy:.3f}"
-                  + (f"; target rank {call.target_rank}" if call.target_rank is not None else ""))
+                  ("failed (scored 0 / 0)" if call.failed else
+                   f"correct function: {call.correct_function}; result accuracy {call.result_accuracy:.3f}"
+                   + (f"; target rank {call.target_rank} of {call.result_count}"
+                      if call.target_rank is not None else "")))
             for i, call in enumerate(calls)
         ]
         reason = (f"best result accuracy {metrics['result_accuracy']:.3f} over {len(calls)} task-function call(s)"
@@ -135,7 +145,12 @@ class PersonalWABTask(Task[PersonalWABWorld]):
         return calls
 
     def _score(self, world: PersonalWABWorld, call: dict[str, Any]) -> CallScore:
+        if call.get("error"):
+            return score_failed_call(str(call["function"]))
         if call["function"] == fn.REVIEW:
             return score_review_call(self.task_type, str(call["review"]), self.target_review,
                                      world.review_similarity)
-        return score_ranked_call(self.task_type, str(call["function"]), list(call["ids"]), self.target_asin)
+        if self.task_type == "review":  # officially only a review (a dict observation) is scored on review tasks
+            return CallScore(str(call["function"]), False, 0.0, result_count=len(call["ids"]))
+        return score_ranked_call(self.task_type, str(call["function"]), list(call["ids"]), self.target_asin,
+                                 self.result_formula)

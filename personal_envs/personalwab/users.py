@@ -1,8 +1,8 @@
 """Simulated shoppers for PersonalWAB's multi-turn setting.
 
-* :class:`ProfileShopper` (default, deterministic): answers clarification questions from the hidden profile and the
-  target product's attributes, says so when the results contain the product it wants, otherwise expresses
-  dissatisfaction and gives a new clue; never reveals the product id and refuses to dump its profile.
+* :class:`ProfileShopper` (default, deterministic): answers clarification questions from the hidden profile and
+  stays vague about the target (no feature phrase, store, number or id), never confirms or denies a product the
+  agent names, and refuses to dump its profile.
 * :class:`LLMShopper`: the paper's setup — an LLM role-plays the user from the profile, the target product and (for
   review tasks) the real review, through any OpenAI-compatible endpoint.
 """
@@ -33,16 +33,18 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _first_sentence(text: str, limit: int = 160) -> str:
-    sentence = re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
-    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
-
-
 class ProfileShopper(SimulatedUser):
-    """Deterministic profile-grounded shopper.
+    """Deterministic profile-grounded shopper that keeps to the official user prompt's rules.
 
     ``context.profile`` holds the 11 PersonalWAB profile fields; ``context.task`` holds ``type``, ``instruction``,
     ``product`` (the target's product_info) and, for review tasks, ``review`` (the real review dict).
+
+    Preferences come from the profile (price sensitivity in words, preferred brands, focus aspect); about the
+    product it stays vague, as the official prompt asks ("do not provide any specific product details", "use your
+    own words"): its kind of product and main category, and at most two single words from the target's title or
+    features, never a phrase.  It never names the target's store (a preferred brand equal to it is left out), never
+    says a number (no price, budget or model number derived from the target), never gives an ASIN, and never
+    confirms or denies a product the agent names: it only says whether the agent's wording fits what it described.
     """
 
     kind = "profile"
@@ -59,111 +61,131 @@ class ProfileShopper(SimulatedUser):
     def _answer(self, message: str) -> UserReply:
         assert self.context is not None
         task = self.context.task
-        product = task.get("product") or {}
         lowered = message.lower()
-        if _EXTRACTION.search(message) and not self._mentions_target(message, product):
+        if _EXTRACTION.search(message):
             return UserReply("I'd rather not share that. I just want help finding what I described.")
-        if task.get("type") != "review" and self._mentions_target(message, product):
-            return UserReply("Yes, that's exactly the one I had in mind. Thank you!")
         topic = next((name for name, keys in _QUESTION_TOPICS if any(k in lowered for k in keys)), None)
         if "?" in message and topic is not None:
             return UserReply(self._clue(topic))
         if task.get("type") == "review" and topic == "opinion":
             return UserReply(self._clue("opinion"))
         if self._looks_like_results(message):
-            return UserReply("Hmm, none of those is quite what I want. " + self._next_clue())
+            return UserReply("I can't judge those from here; please use what I told you. " + self._next_clue())
         return UserReply(self._next_clue())
-
-    def _mentions_target(self, message: str, product: dict[str, Any]) -> bool:
-        asin = str(product.get("parent_asin", ""))
-        if asin and asin.lower() in message.lower():
-            return True
-        title_words = _words(str(product.get("title", ""))) - {"and", "with", "for", "the", "of"}
-        if len(title_words) < 3:
-            return False
-        return len(title_words & _words(message)) / len(title_words) >= 0.8
 
     @staticmethod
     def _looks_like_results(message: str) -> bool:
-        return bool(re.search(r"\b(found|here are|results?|options?|recommend|suggest)\b", message, re.I))
+        return bool(re.search(r"\b(found|here are|results?|options?|recommend|suggest|is it)\b", message, re.I))
 
     def _next_clue(self) -> str:
         for topic in ("category", "feature", "brand", "price", "opinion"):
             if topic not in self._clues_given:
                 return self._clue(topic)
-        return "It's still not it. Maybe try another search with the details I gave you."
+        return "That is all I can tell you; maybe try another search with the details I gave you."
 
     def _clue(self, topic: str) -> str:
+        assert self.context is not None
+        self._clues_given.append(topic)
+        text = self._clue_text(topic)
+        return _without_numbers(text)
+
+    def _clue_text(self, topic: str) -> str:
         assert self.context is not None
         profile = self.context.profile
         task = self.context.task
         product = task.get("product") or {}
-        self._clues_given.append(topic)
+        store = str(product.get("store") or "").strip()
         if topic == "price":
-            price = _as_price(product.get("price"))
             sensitivity = str(profile.get("Price Sensitivity", "Medium"))
-            if price is not None and price > 0:
-                ceiling = int(price * 1.25) + 1
-                return f"My price sensitivity is {sensitivity.lower()}; I'd like to stay under about ${ceiling}."
-            return f"My price sensitivity is {sensitivity.lower()}; good value matters to me."
+            return _PRICE_WORDS.get(sensitivity, "Good value matters to me, but I don't have a fixed budget.")
         if topic == "brand":
-            store = str(product.get("store", ""))
-            preferred = str(profile.get("Brand Preference", ""))
-            if store and store.lower() in preferred.lower():
-                return f"I usually go for {store}."
-            if store:
-                return f"I'd be happy with something from {store}."
+            brands = [b.strip() for b in str(profile.get("Brand Preference", "")).split(",") if b.strip()]
+            brands = [b for b in brands if not store or not _same_name(b, store)]
+            if brands:
+                return f"I tend to like brands such as {', '.join(brands[:3])}, but I'm open to others."
             return "I don't mind the brand much."
         if topic == "category":
-            category = str(product.get("main_category", "")) or "product"
-            noun = _title_noun(str(product.get("title", "")))
-            return f"I'm looking for {('a ' + noun) if noun else 'something'} in {category}."
+            category = str(product.get("main_category", "")).replace("_", " ").strip() or "anything"
+            return f"It's something from {category.lower()}, for my everyday use."
         if topic == "feature":
-            features = [str(f) for f in product.get("features") or [] if str(f).strip()]
-            focus = str(profile.get("Focus Aspect", "quality"))
-            if features:
-                return f"It should have this: {_first_sentence(features[0], 120)} I care about {focus.lower()}."
-            return f"I care about {focus.lower()}."
-        # opinion (review tasks): the user's own take, in their words, without product ids
+            focus = str(profile.get("Focus Aspect", "quality")).lower()
+            hints = _hint_words(product, store)
+            if hints:
+                return f"I mostly care about {focus}; think {' and '.join(hints)}."
+            return f"I mostly care about {focus}."
         review = task.get("review") or {}
         rating = review.get("rating")
-        title = str(review.get("title", "")).strip()
-        text = _first_sentence(str(review.get("text", "")))
-        parts = []
-        if rating is not None:
-            parts.append(f"I'd give it {rating} out of 5.")
-        if title:
-            parts.append(f"In short: {title}.")
-        if text:
-            parts.append(text)
-        return " ".join(parts) or "It was fine overall."
+        tone = str(profile.get("Tone and Style", "")).lower()
+        hints = _hint_words({"title": review.get("title", ""), "features": [review.get("text", "")]}, store)
+        mood = _mood(rating)
+        extra = f" What stood out: {' and '.join(hints)}." if hints else ""
+        style = f" Keep it {tone}." if tone else ""
+        return f"Overall I was {mood} with it.{extra}{style}"
 
 
-def _as_price(value: Any) -> float | None:
-    """A price given as a number or as text such as ``"69.99"`` or ``"$12"``; ``None`` if absent."""
+_PRICE_WORDS: dict[str, str] = {
+    "High": "I watch my spending closely, so a good deal matters a lot.",
+    "Medium": "Price matters to me, but quality and features count too.",
+    "Low": "Quality and features matter more to me than the price.",
+}
+
+_STOP_HINTS = frozenset(["with", "from", "that", "this", "your", "their", "have", "will", "into", "about", "other", "more", "most", "very", "also", "only", "pack", "model", "inch", "size", "color", "colour", "black", "white", "piece", "pieces", "count"])
+
+
+def _same_name(a: str, b: str) -> bool:
+    return _WORD.findall(a.lower()) == _WORD.findall(b.lower())
+
+
+def _hint_words(product: dict[str, Any], store: str) -> list[str]:
+    """Up to two single content words from the title and features (letters only, not the store's words)."""
+    store_words = _words(store)
+    seen: list[str] = []
+    sources = [str(product.get("title", ""))] + [str(f) for f in product.get("features") or []]
+    for text in sources:
+        for word in re.findall(r"[A-Za-z]{5,}", text):
+            lowered = word.lower()
+            if lowered in store_words or lowered in _STOP_HINTS or lowered in seen:
+                continue
+            seen.append(lowered)
+            if len(seen) == 2:
+                return seen
+    return seen
+
+
+def _mood(rating: Any) -> str:
     try:
-        return float(str(value).replace("$", "").replace(",", "").strip())
-    except ValueError:
-        return None
+        value = float(rating)
+    except (TypeError, ValueError):
+        return "fairly happy"
+    return "very happy" if value >= 4.5 else "happy" if value >= 3.5 else "mixed" if value >= 2.5 else "unhappy"
 
 
-def _title_noun(title: str) -> str:
-    """The last few words of a product title, usually naming what the product is."""
-    words = [w for w in re.split(r"[\s,()\-–|]+", title) if w and not any(c.isdigit() for c in w)]
-    return " ".join(words[-2:]).lower() if words else ""
+def _without_numbers(text: str) -> str:
+    """Drop any number from a reply (a user in these rules never gives a figure derived from the target)."""
+    return re.sub(r"\s{2,}", " ", re.sub(r"[$€£]?\d[\d.,]*", "", text)).strip()
 
 
 class LLMShopper(SimulatedUser):
     """The paper's LLM user: role-plays from profile, target product and (review tasks) the real review.
 
+    With the official ``user.py`` in the data directory (``personal-envs data fetch personalwab``) the system prompt
+    is the official one, built as the official code builds it (persona sentences for the price, diversity and
+    interaction levels; every field of the target); without it, this project's own wording of the same setup.
+
     Args:
         client: A :class:`personal_envs.llm.client.ChatClient` (base URL, model and key from arguments or env vars).
+        temperature: Sampling temperature (official: 1.0); replies are at most 150 tokens, as officially.
+        official_source: Path of the official ``user.py`` (default: ``official/user.py`` in the data directory).
     """
 
     kind = "llm"
 
-    def __init__(self, client: Any = None) -> None:
+    def __init__(self, client: Any = None, temperature: float = 1.0, official_source: str | None = None) -> None:
         super().__init__()
+        from personal_envs.personalwab.official_texts import load_user_texts
+
+        self.temperature = temperature
+        self.texts = load_user_texts(official_source)
         if client is None:
             from personal_envs.llm.client import ChatClient
 
@@ -175,14 +197,14 @@ class LLMShopper(SimulatedUser):
         super().start(context)
         task = context.task
         self._messages = [
-            {"role": "system", "content": shopper_prompt(context.profile, task)},
+            {"role": "system", "content": self.system_prompt(context.profile, task)},
             {"role": "user", "content": "Hi! How can I help you today?"},
             {"role": "assistant", "content": str(task.get("instruction", ""))},
         ]
 
     def _answer(self, message: str) -> UserReply:
         self._messages.append({"role": "user", "content": message})
-        response = self.client.chat(self._messages, temperature=0.0, max_tokens=150)
+        response = self.client.chat(self._messages, temperature=self.temperature, max_tokens=150)
         text = response.content.strip()
         product = (self.context.task.get("product") if self.context else None) or {}
         asin = str(product.get("parent_asin", ""))
@@ -190,6 +212,15 @@ class LLMShopper(SimulatedUser):
             text = text.replace(asin, "that product")
         self._messages.append({"role": "assistant", "content": text})
         return UserReply(text)
+
+
+    def system_prompt(self, profile: dict[str, Any], task: dict[str, Any]) -> str:
+        """The official prompt when the official texts are present, else :func:`shopper_prompt`."""
+        if self.texts is None:
+            return shopper_prompt(profile, task)
+        from personal_envs.personalwab.official_texts import official_user_prompt
+
+        return official_user_prompt(self.texts, profile, task)
 
 
 def shopper_prompt(profile: dict[str, Any], task: dict[str, Any]) -> str:

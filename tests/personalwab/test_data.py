@@ -296,11 +296,16 @@ def test_load_prefers_official_files(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_download_list_matches_the_loader(tmp_path: Path, anchors_dir: Path) -> None:
-    relpaths = [remote.relpath for remote in download.FILES]
+    relpaths = [remote.relpath for remote in download.DATA_FILES]
     assert len(set(relpaths)) == len(relpaths) == 7
     assert all(
-        remote.url.startswith("https://") and remote.url.endswith(remote.relpath) for remote in download.FILES
+        remote.url.startswith("https://") and remote.url.endswith(remote.relpath) for remote in download.DATA_FILES
     )
+    extras = {remote.relpath: remote for remote in download.FILES if remote not in download.DATA_FILES}
+    assert set(extras) == {"official/user.py", "recommender/1000_ids.json", "recommender/pwab.pth"}
+    assert all(download.COMMIT in remote.url and remote.url.endswith(remote.relpath.split("/")[-1])
+               for remote in extras.values())
+    assert extras["recommender/1000_ids.json"].sha256 and extras["official/user.py"].sha256
     profiles_entry = next(remote for remote in download.FILES if remote.relpath == "user_profiles.json")
     assert profiles_entry.sha256 == sha256_of(anchors_dir / "personalwab" / "user_profiles.json")
     _write_release(tmp_path)  # the loader reads exactly the files the list fetches

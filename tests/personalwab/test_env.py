@@ -52,9 +52,9 @@ def test_single_turn_search_ends_and_scores_rank():
     m = info["metrics"]
     assert m["function_accuracy"] == 1.0 and m["best_target_rank"] == 1 and reward == pytest.approx(1.0)
     assert info["evaluation"]["checks"] == [{"name": "call 1: search_product_by_query", "passed": True,
-                                             "detail": "correct function: True; result accuracy 1.000; target rank 1"}]
+                                             "detail": "correct function: True; result accuracy 1.000; target rank 1 of 10"}]
     assert env.privileged_signals()["correct_call_accuracy"] == pytest.approx(1.0)
-    assert "Product 1:" in obs["result"]
+    assert obs["result"].startswith("['Product 0: \\n")
 
 
 def test_wrong_function_gets_no_result_accuracy():
@@ -71,29 +71,29 @@ def test_review_uses_similarity_function():
     assert terminated and reward == pytest.approx(0.5) and info["metrics"]["function_accuracy"] == 1.0
 
 
-def test_details_do_not_end_the_episode():
+def test_details_are_an_opt_in_extra_that_does_not_end_the_episode():
     env = make()
+    assert "get_product_details_by_asin" not in {t["function"]["name"] for t in env.tool_schemas()}
+    env.reset(seed=0, options={"task_index": 0})
+    obs, _, terminated, _, _ = env.step({"action_type": "get_product_details_by_asin", "product_asin": "B000000003"})
+    assert not terminated and "unknown action" in obs["last_action_error"]
+    env = make(details_function=True)
     env.reset(seed=0, options={"task_index": 0})
     obs, _, terminated, _, _ = env.step({"action_type": "get_product_details_by_asin", "product_asin": "B000000003"})
     assert not terminated and "parent_asin: B000000003" in obs["result"] and "description:" in obs["result"]
+    obs, _, terminated, _, _ = env.step({"action_type": "get_product_details_by_asin", "product_asin": "NOPE"})
+    assert not terminated and "unknown product ASIN" in obs["last_action_error"]
 
 
 @pytest.mark.parametrize(
     "action, fragment",
     [
         ({"action_type": "buy_now"}, "unknown action"),
-        ({"action_type": "search_product_by_query", "q": "shoes"}, "unexpected argument"),
-        ({"action_type": "search_product_by_query", "query": 12}, ""),  # coerced to "12": a valid search
         ("this is not json", "not valid JSON"),
-        ({"action_type": "add_product_review", "review": "   "}, "review is empty"),
-        ({"action_type": "get_product_details_by_asin", "product_asin": "NOPE"}, "unknown product ASIN"),
-        ({"action_type": "get_recommendations_by_history", "product_sequence": ["X1", "X2"]}, "none of the given"),
-        ({"action_type": "get_recommendations_by_history", "product_sequence": "B000000001"}, "must be of type array"),
-        ({"action_type": "search_product_by_query", "query": "x" * 1_000_000}, "the limit is 10000"),
-        ({"action_type": "add_product_review", "review": "y" * 1_000_000}, "the limit is 20000"),
+        ({"action_type": "search_product_by_query", "query": 12}, ""),  # coerced to "12": a valid search
     ],
 )
-def test_bad_input_is_reported_and_counted(action, fragment):
+def test_bad_non_task_input_is_reported_and_the_episode_goes_on(action, fragment):
     env = make()
     env.reset(seed=0, options={"task_index": 0})
     obs, reward, terminated, truncated, info = env.step(action)
@@ -117,14 +117,14 @@ def test_multi_turn_user_answers_and_every_call_is_scored():
     obs, _ = env.reset(seed=0, options={"task_index": 0})
     target = DATA.instructions["test"][0]["target"]["product_info"]
     obs, *_ = env.step({"action_type": "respond", "content": "Which brand do you prefer?"})
-    assert target["store"] in obs["user_reply"]
+    assert "brands such as" in obs["user_reply"] and target["store"] not in obs["user_reply"]
     assert target["parent_asin"] not in obs["user_reply"]
     obs, _, terminated, _, _ = env.step({"action_type": "search_product_by_query", "query": "tea"})
     assert not terminated
     obs, _, terminated, _, _ = env.step({"action_type": "search_product_by_query", "query": target["title"]})
     assert not terminated
     obs, *_ = env.step({"action_type": "respond", "content": f"Is it the {target['title']}?"})
-    assert "exactly" in obs["user_reply"]
+    assert "can't judge" in obs["user_reply"]
     obs, reward, terminated, _, info = env.step({"action_type": "stop"})
     assert terminated and info["metrics"]["task_function_calls"] == 2
     assert reward == pytest.approx(1.0) and info["metrics"]["steps"] == 5
@@ -155,7 +155,7 @@ def test_memory_none_hides_history():
     assert obs["logs"] == ""
 
 
-def test_recommendation_uses_the_trained_recommender_and_reports_ignored_ids():
+def test_recommendation_uses_the_trained_recommender_and_drops_unknown_ids():
     env = make()
     obs, _ = env.reset(seed=0, options={"task_index": 1})
     sequence = [json.loads(line)["parent_asin"] for line in obs["logs"].splitlines()]
@@ -163,7 +163,7 @@ def test_recommendation_uses_the_trained_recommender_and_reports_ignored_ids():
         {"action_type": "get_recommendations_by_history", "product_sequence": ["UNKNOWN", *sequence]}
     )
     assert terminated and obs["last_action_error"] == ""
-    assert "1 unknown ASIN(s) ignored" in obs["result"]
-    assert obs["result"].count("Product ") == 10
+    assert obs["result"].startswith("['\\nProduct 0:\\n- title: ")
+    assert obs["result"].count("Product ") == 10 and "Product 9:" in obs["result"]
     assert info["metrics"]["function_accuracy"] == 1.0
     assert 0.0 <= reward <= 1.0

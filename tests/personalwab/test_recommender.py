@@ -386,3 +386,25 @@ def test_missing_torch_gives_an_install_hint():
     assert "ERR" in result.stdout and "pip install 'personal-envs[rl]'" in result.stdout
     assert "torch==2.13.0" in result.stdout
     assert issubclass(TorchMissingError, ImportError)
+
+
+def test_give_catalogue_places_items_unseen_in_training_among_their_group(tiny):
+    item_ids, sequences = tiny
+    unseen = "NEW-ITEM"
+    model = SequentialRecommender([*item_ids, unseen], hidden=16, layers=1, seed=0)
+    model.fit(sequences, **QUICK_FIT)
+    peers = list(item_ids[:3])
+    groups = {item: ["group-a" if item in peers else "group-b"] for item in item_ids}
+    groups[unseen] = ["no-such-group", "group-a"]  # falls back to the broader key
+    weight = model._net.item_embedding.weight
+    index = model._catalog.index
+    before = weight[index[unseen]].detach().clone()
+    never_seen = [item for item in groups if model._catalog.counts[index[item]] == 0]
+    assert unseen in never_seen and all(item not in peers for item in never_seen)
+    assert model.give_catalogue(groups) == len(never_seen)
+    expected = weight[[index[p] for p in peers]].detach().mean(dim=0)
+    after = weight[index[unseen]].detach()
+    assert not bool((after == before).all()) and bool(((after - expected).abs() < 1e-6).all())
+    # scoring uses the new embedding: the unseen item scores as its group's mean
+    model.recommend(sequences[0], k=5)
+    assert bool(((model._item_matrix()[:, index[unseen]] - expected).abs() < 1e-6).all())

@@ -26,14 +26,15 @@ def test_search_call_scores_target_rank_and_function():
     assert miss.correct_function and miss.result_accuracy == 0.0 and miss.target_rank is None
 
 
-def test_only_top_ten_count():
+def test_paper_formula_counts_only_the_top_ten():
     ids = [f"A{i}" for i in range(20)]
-    assert score_ranked_call("search", SEARCH, ids, "A12").result_accuracy == 0.0
+    assert score_ranked_call("search", SEARCH, ids, "A12", "paper").result_accuracy == 0.0
+    assert score_ranked_call("search", SEARCH, ids, "A12").result_accuracy == pytest.approx(1 - 12 / 20)
 
 
 def test_review_call_uses_similarity():
     call = score_review_call("review", "great", "good", lambda a, b: 0.42)
-    assert call == CallScore(REVIEW, True, 0.42)
+    assert call == CallScore(REVIEW, True, 0.42, paper_accuracy=0.42, official_accuracy=0.42)
     assert not score_review_call("search", "great", "good", lambda a, b: 0.9).correct_function
 
 

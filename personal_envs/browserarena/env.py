@@ -266,6 +266,12 @@ class BrowserArenaEnv(PersonalEnv):
         self._step_record = record
         return record
 
+    def element_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Viewport boxes ``(x, y, width, height)`` of the current page's numbered elements (for trajectory viewers)."""
+        if self.driver is None:
+            return {}
+        return {str(index): element.bbox for index, element in self.driver.index.element_map.items()}
+
     def _observation(self) -> dict[str, Any]:
         driver = self.driver
         if driver is None:  # before the first reset (never handed to an agent)

@@ -119,10 +119,10 @@ class TrajectoryRecorder:
                     if path.is_file():
                         size = path.stat().st_size
                         total += size
-                        if path.name == TRAJECTORY_FILE:
-                            json_bytes += size
-                        else:
+                        if path.parent.name == "images":
                             images += 1
+                        else:
+                            json_bytes += size
         return {
             "directory": str(self.directory), "episodes": episodes, "images": images, "bytes": total,
             "json_bytes": json_bytes, "bytes_per_episode": round(total / episodes) if episodes else 0,

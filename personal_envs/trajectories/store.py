@@ -40,8 +40,8 @@ class Run:
 
     @property
     def label(self) -> str:
-        """Legend label: the policy and the results file."""
-        return f"{self.policy} ({self.results.stem})"
+        """Legend label: the policy, and the results file when its name does not already say the policy."""
+        return self.results.stem if self.policy in self.results.stem else f"{self.policy} ({self.results.stem})"
 
     @property
     def trajectory_dir(self) -> Path:

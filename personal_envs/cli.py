@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the pages as static HTML to DIR instead of serving them")
 
     plot = commands.add_parser("plot", help="plot runs' paper metrics per category and split (PNG/SVG)")
-    plot.add_argument("runs", nargs="+", type=Path, help="results files of 'personal-envs eval'")
+    plot.add_argument("runs", nargs="*", type=Path, help="results files of 'personal-envs eval'")
+    plot.add_argument("--curves", nargs="+", type=Path, default=[], metavar="CSV",
+                      help="learning curves of examples/train_ppo.py --log-dir (curve.csv files)")
     plot.add_argument("--out", type=Path, required=True, help="output directory")
     plot.add_argument("--format", choices=["png", "svg"], default="png")
 

@@ -52,12 +52,16 @@ def view_command(args: argparse.Namespace) -> int:
 
 def plot_command(args: argparse.Namespace) -> int:
     """``personal-envs plot RUN... --out DIR [--format png|svg]``."""
-    from personal_envs.trajectories.plots import plot_runs
+    from personal_envs.trajectories.plots import plot_learning_curve, plot_runs
     from personal_envs.trajectories.store import load_runs
 
+    if not args.runs and not args.curves:
+        print("error: give results files, --curves CSV files, or both", file=sys.stderr)
+        return 2
     try:
-        runs = load_runs(args.runs)
-        files = plot_runs(runs, args.out, args.format)
+        files = plot_runs(load_runs(args.runs), args.out, args.format) if args.runs else []
+        if args.curves:
+            files.append(plot_learning_curve(args.curves, args.out / f"learning_curves.{args.format}"))
     except (FileNotFoundError, RuntimeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

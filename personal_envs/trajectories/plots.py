@@ -157,6 +157,9 @@ def plot_learning_curve(csv_files: Sequence[str | os.PathLike[str]], out: str | 
         with open(file, encoding="utf-8") as handle:
             rows = [row for row in csv.DictReader(handle) if row.get(x) and row.get(y)]
         axis.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], marker=".", label=Path(file).parent.name)
+        if rows and rows[0].get("random_reward"):
+            axis.axhline(float(rows[0]["random_reward"]), linestyle=":", linewidth=1,
+                         label=f"{Path(file).parent.name} random")
     axis.set_xlabel(x)
     axis.set_ylabel(y)
     axis.grid(alpha=0.3)

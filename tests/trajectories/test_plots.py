@@ -55,3 +55,22 @@ def test_plot_command_draws_several_runs_on_one_chart(tmp_path, capsys):
     svg = (tmp_path / "svg" / "PersonalWAB-MultiTurn-v0__by_category.svg").read_text()
     assert "<!-- heuristic -->" in svg and "<!-- random -->" in svg  # one legend entry per run
     assert main(["plot", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_learning_curve_from_train_ppo_log_dir(tmp_path, capsys):
+    pytest.importorskip("stable_baselines3", reason="the rl extra (stable-baselines3) is not installed")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "examples" / "train_ppo.py"
+    done = subprocess.run([sys.executable, str(script), "--problem", "personalwab", "--quick", "--review-similarity",
+                           "lexical", "--log-dir", str(tmp_path / "ppo")], capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    curve = tmp_path / "ppo" / "PersonalWAB-SingleTurn-v0" / "curve.csv"
+    rows = curve.read_text().splitlines()
+    assert rows[0] == "timesteps,mean_reward,random_reward,seed" and len(rows) >= 3
+    assert rows[1].startswith("0,")
+    assert main(["plot", "--curves", str(curve), "--out", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "learning_curves.png").read_bytes()[:4] == b"\x89PNG"

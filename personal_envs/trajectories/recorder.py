@@ -428,6 +428,8 @@ def _target_ids(action: Any) -> list[str]:
 
     def walk(value: Any) -> None:
         if isinstance(value, Mapping):
+            if "tab" in str(value.get("action_type", "")):  # tab_focus's index is a tab, not an element
+                return
             for key, item in value.items():
                 if key in ("bid", "index", "element_index") and isinstance(item, str | int):
                     found.append(str(item))

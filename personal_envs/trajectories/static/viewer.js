@@ -88,7 +88,7 @@ function actionMarks(step) {
     } else if (typeof args.x === "number" && typeof args.y === "number") {
       marks.push({kind: "point", name, x: args.x, y: args.y});
     }
-    for (const key of ["bid", "index", "element_index"]) {
+    for (const key of name.includes("tab") ? [] : ["bid", "index", "element_index"]) {
       const id = args[key];
       const box = id !== undefined && step.boxes ? step.boxes[String(id)] : undefined;
       if (box) marks.push({kind: "box", name, id: String(id), box});

@@ -28,6 +28,7 @@ import os
 import shutil
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -166,6 +167,8 @@ class EpisodeWriter:
         self._env_started = time.perf_counter()
         self._record_s = 0.0
         self._page_boxes: dict[str, list[float]] = {}
+        self._encoder: ThreadPoolExecutor | None = None
+        self._pending: list[Future[int]] = []
 
     # ------------------------------------------------------------------------------------------ runner hooks
     def reset(self, obs: Any, info: Mapping[str, Any]) -> None:
@@ -253,6 +256,7 @@ class EpisodeWriter:
         """Add the episode's result and evaluation, then write the trajectory into place atomically."""
         began = time.perf_counter()
         try:
+            self._drain_images()
             self.data["ended"] = time.time()
             self.data["result"] = to_jsonable(dict(record))
             self.data["evaluation"] = self._evaluation()
@@ -271,6 +275,9 @@ class EpisodeWriter:
             return self._commit()
         except Exception as exc:
             logger.warning("could not write the trajectory of episode %s: %s", self.episode, exc)
+            if self._encoder is not None:
+                self._encoder.shutdown(wait=True, cancel_futures=True)
+                self._encoder = None
             shutil.rmtree(self.temp_dir, ignore_errors=True)
             return None
 
@@ -304,23 +311,40 @@ class EpisodeWriter:
         return out
 
     def _image(self, array: np.ndarray) -> str:
-        pixels = np.ascontiguousarray(array)
-        digest = hashlib.blake2b(pixels.tobytes(), digest_size=10).hexdigest()
+        """The file name of a screenshot: a hash of its pixels (SHA-256, hardware-accelerated); a new screen is
+        encoded to JPEG on a background thread (PIL releases the GIL), overlapping the policy and the env."""
+        pixels = np.ascontiguousarray(array[:, :, :3], dtype=np.uint8)
+        digest = hashlib.sha256(pixels.data.cast("B")).hexdigest()[:20]
         digest = f"{digest}-{pixels.shape[1]}x{pixels.shape[0]}"
         if digest in self._images:
             return self._images[digest]
+        name = f"images/{digest}.jpg"
+        self._images[digest] = name
+        if self._encoder is None:
+            self._encoder = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trajectory-jpeg")
+        self._pending.append(self._encoder.submit(self._write_jpeg, pixels.copy(), self.temp_dir / name))
+        return name
+
+    def _write_jpeg(self, pixels: np.ndarray, path: Path) -> int:
         from PIL import Image
 
-        image = Image.fromarray(pixels[:, :, :3].astype(np.uint8, copy=False))
         buffer = io.BytesIO()
-        image.save(buffer, format="JPEG", quality=self.recorder.jpeg_quality, optimize=False)
-        name = f"images/{digest}.jpg"
+        Image.fromarray(pixels).save(buffer, format="JPEG", quality=self.recorder.jpeg_quality)
         data = buffer.getvalue()
-        with open(self.temp_dir / name, "wb") as handle:
+        with open(path, "wb") as handle:
             handle.write(data)
-        self._image_bytes += len(data)
-        self._images[digest] = name
-        return name
+        return len(data)
+
+    def _drain_images(self) -> None:
+        """Wait for the screenshots being encoded (raises the first encoding error)."""
+        pending, self._pending = self._pending, []
+        try:
+            for future in pending:
+                self._image_bytes += future.result()
+        finally:
+            if self._encoder is not None:
+                self._encoder.shutdown(wait=True)
+                self._encoder = None
 
     def _signals(self) -> dict[str, float]:
         method = getattr(self.env.unwrapped, "privileged_signals", None)

@@ -14,6 +14,7 @@ import gymnasium as gym
 import pytest
 
 from personal_envs.browser.host import CHROMIUM_ARGS, default_executable
+from personal_envs.cli import main
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.task import EpisodeTrace, Task
 from personal_envs.policies.base import Policy
@@ -188,8 +189,11 @@ def test_side_by_side_export_and_jupyter_view(tmp_path, browser):
                         progress=False))
     evaluate(EvalConfig("PersonalWAB-SingleTurn-v0", "random", episodes=2, out=second, env_kwargs=kwargs,
                         progress=False))
+    assert main(["view", str(first), str(second), "--export", str(tmp_path / "site")]) == 0
+    assert main(["view", str(tmp_path / "missing.jsonl")]) == 2
     runs = load_runs([first, second])
-    exported = ViewerSite(runs).export(tmp_path / "site")
+    exported = tmp_path / "site"
+    assert (exported / "index.html").read_text() == ViewerSite(runs).index_html()
     compare = exported / "compare" / "r0e1-r1e1" / "index.html"
     assert compare.is_file() and (exported / "r1" / "episode_00001" / "index.html").is_file()
 

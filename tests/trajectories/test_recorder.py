@@ -126,3 +126,22 @@ def test_killed_eval_leaves_no_torn_trajectory_and_resumes_with_exactly_the_rema
         else:
             assert stamp != written.get(episode), f"episode {episode} was not recorded by the resumed run"
             assert _trajectory(directory, episode)["steps"]
+
+
+def test_llm_policy_steps_carry_token_counts_and_the_reply_text(tmp_path):
+    from personal_envs.llm.testing import ScriptedChatServer
+
+    def responder(request):
+        if sum(1 for m in request["messages"] if m.get("role") == "assistant") == 0:
+            return {"content": "The user wants earbuds; search first.",
+                    "tool_calls": [{"name": "search_product_by_query", "arguments": {"query": "earbuds"}}]}
+        return {"tool_calls": [{"name": "stop", "arguments": {}}]}
+
+    out = tmp_path / "llm.jsonl"
+    with ScriptedChatServer(responder) as server:
+        evaluate(EvalConfig(PWAB, "llm", episodes=1, out=out, progress=False, env_kwargs={"task_type": "search"},
+                            policy_kwargs={"base_url": server.base_url, "model": server.model, "api_key": ""}))
+    data = _trajectory(trajectory_root(out) / f"{PWAB}__llm", 0)
+    step = data["steps"][0]
+    assert step["reasoning"] == "The user wants earbuds; search first."
+    assert step["tokens"]["calls"] == 1 and step["tokens"]["total_tokens"] > 0

@@ -17,6 +17,9 @@ Run::
     python examples/train_ppo.py                      # both problems, a few minutes on 2 cores
     python examples/train_ppo.py --problem personalwab --timesteps 3000
     python examples/train_ppo.py --quick              # a short smoke run (used by the tests)
+    python examples/train_ppo.py --log-dir runs/ppo   # also write runs/ppo/<problem>/curve.csv, then:
+    personal-envs plot --curves runs/ppo/*/curve.csv --out plots/
+    python examples/train_ppo.py --tensorboard runs/tb  # SB3's own TensorBoard logs (pip install tensorboard)
 
 Needs the ``rl`` extra (stable-baselines3, torch).
 """
@@ -24,11 +27,13 @@ Needs the ``rl`` extra (stable-baselines3, torch).
 from __future__ import annotations
 
 import argparse
+import csv
 import functools
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -114,8 +119,9 @@ def random_chooser(seed: int) -> Callable[[np.ndarray, np.ndarray], int]:
     return lambda observation, mask: int(rng.choice(np.flatnonzero(mask)))
 
 
-def train(problem: Problem, seed: int) -> dict[str, Any]:
-    """Train PPO on ``problem``, evaluating every ``eval_every`` steps; returns the curve and the baselines."""
+def train(problem: Problem, seed: int, tensorboard: str | None = None) -> dict[str, Any]:
+    """Train PPO on ``problem``, evaluating every ``eval_every`` steps; returns the curve and the baselines.
+    ``tensorboard``: a directory for SB3's TensorBoard logs (needs the ``tensorboard`` package)."""
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -125,7 +131,8 @@ def train(problem: Problem, seed: int) -> dict[str, Any]:
     train_env, eval_env = problem.make_train(), problem.make_eval()
     curve: list[tuple[int, float]] = []
     model = PPO("MlpPolicy", train_env, n_steps=problem.n_steps, batch_size=min(64, problem.n_steps),
-                learning_rate=1e-3, n_epochs=8, ent_coef=0.01, gamma=0.95, seed=seed, device="cpu", verbose=0)
+                learning_rate=1e-3, n_epochs=8, ent_coef=0.01, gamma=0.95, seed=seed, device="cpu", verbose=0,
+                tensorboard_log=tensorboard)
 
     def evaluate() -> float:
         def choose(observation: np.ndarray, mask: np.ndarray) -> int:
@@ -164,6 +171,18 @@ def print_result(result: dict[str, Any]) -> None:
     print(f"  PPO final {result['final']:.3f}  vs  random {result['random']:.3f}")
 
 
+def write_curve(result: dict[str, Any], log_dir: str) -> Path:
+    """Write the learning curve as ``<log_dir>/<problem>/curve.csv`` (timesteps, eval return, random return)."""
+    path = Path(log_dir) / result["problem"].split()[0] / "curve.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["timesteps", "mean_reward", "random_reward", "seed"])
+        for steps, value in result["curve"]:
+            writer.writerow([steps, f"{value:.6f}", f"{result['random']:.6f}", result["seed"]])
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problem", choices=["personalwab", "knowu", "all"], default="all")
@@ -173,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--review-similarity", choices=["minilm", "lexical"], default="minilm",
                         help="PersonalWAB review scoring: the paper's MiniLM cosine, or a fast lexical stand-in")
     parser.add_argument("--knowu-task", default="mastodon_followers_only")
+    parser.add_argument("--log-dir", default=None, help="write each learning curve to LOG_DIR/<problem>/curve.csv")
+    parser.add_argument("--tensorboard", default=None, help="directory for SB3's TensorBoard logs")
     args = parser.parse_args(argv)
 
     import personal_envs  # noqa: F401  (registers the ids)
@@ -182,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for name in chosen:
         print(f"training PPO on {name} ...", flush=True)
-        results.append(train(builders[name](args), args.seed))
+        results.append(train(builders[name](args), args.seed, args.tensorboard))
+        if args.log_dir:
+            print(f"  curve written to {write_curve(results[-1], args.log_dir)}", flush=True)
     for result in results:
         print_result(result)
     return 0

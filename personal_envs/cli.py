@@ -1,4 +1,4 @@
-"""Command line: ``personal-envs eval | list | data fetch``.
+"""Command line: ``personal-envs eval | view | plot | list | data fetch``.
 
 Examples::
 
@@ -6,6 +6,8 @@ Examples::
     personal-envs eval --env PersonalWAB-SingleTurn-v0 --policy heuristic
     personal-envs eval --env PersonalWAB-MultiTurn-v0 --policy random --episodes 50 --workers 2 --out runs/mt.jsonl
     personal-envs eval --env PersonalWAB-SingleTurn-v0 --policy heuristic --workers 4 --backend ray [--ray-address ADDR]
+    personal-envs view runs/mt.jsonl [runs/other.jsonl] [--export DIR]
+    personal-envs plot runs/mt.jsonl runs/other.jsonl --out plots/
     personal-envs data fetch webmall
 """
 
@@ -49,6 +51,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where episodes run: local processes, or Ray actors (needs the ray extra)")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address for --backend ray (default: $RAY_ADDRESS, else a local Ray)")
+    run.add_argument("--no-trajectories", action="store_true",
+                     help="do not write per-episode trajectories (default: RESULTS.trajectories/ beside --out)")
+
+    view = commands.add_parser("view", help="show runs' episodes in a local web page (or export it as HTML)")
+    view.add_argument("runs", nargs="+", type=Path, help="results files of 'personal-envs eval'")
+    view.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
+    view.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    view.add_argument("--export", type=Path, default=None, metavar="DIR",
+                      help="write the pages as static HTML to DIR instead of serving them")
+
+    plot = commands.add_parser("plot", help="plot runs' paper metrics per category and split (PNG/SVG)")
+    plot.add_argument("runs", nargs="*", type=Path, help="results files of 'personal-envs eval'")
+    plot.add_argument("--curves", nargs="+", type=Path, default=[], metavar="CSV",
+                      help="learning curves of examples/train_ppo.py --log-dir (curve.csv files)")
+    plot.add_argument("--out", type=Path, required=True, help="output directory")
+    plot.add_argument("--format", choices=["png", "svg"], default="png")
 
     commands.add_parser("list", help="list env ids and their policies")
 
@@ -69,6 +87,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _list()
     if args.command == "eval":
         return _eval(args)
+    if args.command == "view":
+        from personal_envs.trajectories.commands import view_command
+
+        return view_command(args)
+    if args.command == "plot":
+        from personal_envs.trajectories.commands import plot_command
+
+        return plot_command(args)
     return _fetch(args)
 
 
@@ -90,7 +116,7 @@ def _eval(args: argparse.Namespace) -> int:
     config = EvalConfig(
         env_id=args.env, policy=args.policy, episodes=args.episodes, workers=args.workers, out=args.out,
         seed=args.seed, env_kwargs=args.env_kwargs, policy_kwargs=args.policy_kwargs, progress=not args.no_progress,
-        backend=args.backend, ray_address=args.ray_address,
+        backend=args.backend, ray_address=args.ray_address, trajectories=not args.no_trajectories,
     )
     if args.ray_address and args.backend != "ray":
         print("error: --ray-address needs --backend ray", file=sys.stderr)
@@ -106,6 +132,10 @@ def _eval(args: argparse.Namespace) -> int:
     print()
     print(report(config.env_id, records))
     print(f"\nresults: {config.results_path()}")
+    if config.trajectories:
+        from personal_envs.trajectories.commands import print_size_report
+
+        print_size_report(config)
     return 0
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from personal_envs.runner import EvalConfig, make_policy, run_episode
+from personal_envs.trajectories.recorder import recorder_for
 
 #: Environment variables forwarded to Ray workers (on a cluster they would otherwise be missing).
 FORWARDED_ENV_VARS: tuple[str, ...] = (
@@ -43,7 +44,7 @@ class EpisodeWorker:
         config = self.config
         return run_episode(
             self.env, self.policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
-            seed=config.seed + episode, max_env_steps=config.max_env_steps,
+            seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
         )
 
     def close(self) -> bool:

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy
+from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
 BACKENDS: tuple[str, ...] = ("local", "ray")
@@ -51,6 +52,8 @@ class EvalConfig:
     backend: str = "local"
     #: Ray cluster address for ``backend="ray"`` (``None``: start a local Ray, or join ``$RAY_ADDRESS``).
     ray_address: str | None = None
+    #: Write each episode's trajectory next to the results file (``personal_envs.trajectories``).
+    trajectories: bool = True
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
@@ -73,7 +76,7 @@ def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, *
 
 def run_episode(
     env: gym.Env[Any, Any], policy: Policy, *, env_id: str, policy_name: str, episode: int, seed: int,
-    max_env_steps: int = 10_000,
+    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None,
 ) -> dict[str, Any]:
     """Run one episode and return its record (never raises: failures are recorded in ``error``)."""
     started = time.perf_counter()
@@ -81,6 +84,8 @@ def run_episode(
         "env_id": env_id, "episode": episode, "task_index": None, "task_id": None, "seed": seed,
         "policy": policy_name, "reward": 0.0, "score": 0.0, "steps": 0, "metrics": {}, "runtime_s": 0.0, "error": "",
     }
+    writer = recorder.start(env, policy, env_id=env_id, policy_name=policy_name, episode=episode,
+                            seed=seed) if recorder is not None else None
     try:
         policy.attach(env.unwrapped)
         obs, info = env.reset(seed=seed, options={"task_index": episode})
@@ -88,10 +93,14 @@ def run_episode(
         record["task_id"] = info.get("task_id", str(episode))
         record["task_info"] = {k: v for k, v in info.items() if k not in ("task_index", "task_id")}
         policy.reset(obs, info)
+        if writer is not None:
+            writer.reset(obs, info)
         total = 0.0
         for _ in range(max_env_steps):
-            action = policy.act(obs, info)
+            action = policy.act(obs, info) if writer is None else writer.act(policy, obs, info)
             obs, reward, terminated, truncated, info = env.step(action)
+            if writer is not None:
+                writer.step(action, obs, reward, terminated, truncated, info)
             total += float(reward)
             record["steps"] += 1
             if terminated or truncated:
@@ -104,6 +113,8 @@ def run_episode(
     except Exception as exc:  # a failing episode is recorded, the run goes on
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     record["runtime_s"] = round(time.perf_counter() - started, 4)
+    if writer is not None:
+        writer.finish(record)
     return record
 
 
@@ -119,7 +130,7 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any) -> None:
             results.put(
                 run_episode(
                     env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
-                    seed=config.seed + episode, max_env_steps=config.max_env_steps,
+                    seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
                 )
             )
     except Exception as exc:
@@ -165,7 +176,7 @@ def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, An
     for episode in episodes:
         yield run_episode(
             env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
-            seed=config.seed + episode, max_env_steps=config.max_env_steps,
+            seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
         )
 
 
@@ -217,6 +228,8 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
         else:
             total = count_tasks(config.env_id, config.env_kwargs)
         todo = [i for i in range(total) if i not in done]
+        if (recorder := recorder_for(config)) is not None:
+            recorder.remove_leftovers()
         if todo:
             records: Iterator[dict[str, Any]]
             if config.backend == "ray":

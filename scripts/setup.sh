@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
-extras="rl,llm"
-if [ "${1:-}" = "--dev" ]; then extras="rl,llm,ray,dev"; fi
+extras="rl,llm,plot"
+if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,dev"; fi
 
 # Debian's Chromium for Playwright: the web envs and the phone simulator drive /usr/bin/chromium-headless-shell
 # (the same Chromium without the browser UI: about half the CPU per page load) and fall back to /usr/bin/chromium.

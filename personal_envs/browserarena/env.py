@@ -270,6 +270,12 @@ class BrowserArenaEnv(PersonalEnv):
             self._keep_frame(image)
         return error or page_error
 
+    def element_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Viewport boxes ``(x, y, width, height)`` of the current page's numbered elements (for trajectory viewers)."""
+        if self.driver is None:
+            return {}
+        return {str(index): element.bbox for index, element in self.driver.index.element_map.items()}
+
     def _observation(self) -> dict[str, Any]:
         view, self._view = self._view, None
         if view is None and self.driver is not None:  # no step ran (the episode is over): look again

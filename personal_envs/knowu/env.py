@@ -115,6 +115,9 @@ class KnowUEnv(PersonalEnv):
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
     """
 
+    #: Pixel space of the actions' coordinates (the screenshot is scaled from it; viewers scale actions back).
+    coordinate_space: tuple[int, int] = (SCREEN_WIDTH, SCREEN_HEIGHT)
+
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
     #: ``ask_user`` hands the turn to the simulated user (see :meth:`PersonalEnv.set_simulated_user`).
     user_turn_actions: frozenset[str] = frozenset({"ask_user"})

@@ -282,6 +282,7 @@ class WebMallEnv(PersonalEnv):
             obs["url"] = page.url[:MAX_URL_CHARS]
             tabs = "\n".join(f"{'*' if i == page.active_tab else ' '} [{i}] {url}" for i, url in enumerate(page.tabs))
             obs["open_tabs"] = tabs[: MAX_URL_CHARS * 4]
+        self._page_elements = dict(page.elements) if page is not None else {}
         if self.use_axtree:
             obs["axtree"] = (page.axtree if page is not None else "")[:MAX_AXTREE_CHARS]
         if self.use_screenshot:
@@ -289,6 +290,11 @@ class WebMallEnv(PersonalEnv):
         if self.use_memory:
             obs["memory"] = self.memory
         return obs
+
+    def element_boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Viewport boxes ``(x, y, width, height)`` of the current page's elements by bid (for trajectory viewers)."""
+        elements = getattr(self, "_page_elements", {})
+        return {bid: element.bbox for bid, element in elements.items() if element.bbox is not None}
 
     def _fit_screenshot(self, image: np.ndarray | None) -> np.ndarray:
         height, width = self.viewport[1], self.viewport[0]

@@ -31,8 +31,7 @@ from personal_envs.browserarena.actions import (
     BROWSERUSE_ACTION_SPECS,
     SEARCH_API_SPEC,
     AgentOutput,
-    looks_like_agent_output,
-    parse_agent_output,
+    decode_step,
 )
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
 from personal_envs.browserarena.judges.rules import (
@@ -92,6 +91,7 @@ class BrowserArenaEnv(PersonalEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__(BROWSERUSE_ACTION_SPECS + extra_actions, max_steps=max_steps, render_mode=render_mode)
+        self.action_space.decoder = lambda raw: decode_step(raw, self._spec_by_name)
         if not tasks:
             raise ValueError("BrowserArena needs at least one task")
         self.tasks: list[Task] = list(tasks)
@@ -189,15 +189,13 @@ class BrowserArenaEnv(PersonalEnv):
         """Per-task set-up of the local sites (e.g. the banner variant)."""
 
     def _run_action(self, raw: Any) -> StepResult:
-        if looks_like_agent_output(raw):
-            try:
-                output = parse_agent_output(raw, self._spec_by_name)
-            except ActionError as exc:
-                self._begin_step({}, raw)
-                return StepResult(error=str(exc))
-            return self._run_output(output)
-        self._begin_step({}, raw)
-        return super()._run_action(raw)
+        try:
+            output = self.action_space.decode(raw)
+        except ActionError as exc:
+            self._begin_step({}, raw)
+            return StepResult(error=str(exc))
+        record = self._begin_step(output.brain, None)
+        return self._guarded(lambda: self._run_output(output, record=record), output.actions[0].name)
 
     def _execute(self, action: Action) -> StepResult:
         assert self._step_record is not None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, SupportsFloat
 
@@ -178,7 +179,7 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         return self.action_space.tool_schemas()
 
     def parse(self, action: Any) -> Action:
-        """Parse an action with this env's specs (raises :class:`ActionError`)."""
+        """Parse an action with this env's specs (raises :class:`ActionError`, and nothing else, for any input)."""
         return parse_action(action, self._spec_by_name)
 
     def _run_action(self, raw: Any) -> StepResult:
@@ -186,13 +187,17 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
             action = self.parse(raw)
         except ActionError as exc:
             return StepResult(error=str(exc))
+        return self._guarded(lambda: self._execute(action), action.name)
+
+    def _guarded(self, execute: Callable[[], StepResult], name: str) -> StepResult:
+        """Run ``execute``; an :class:`ActionError` or any other exception becomes the step's error text."""
         try:
-            return self._execute(action)
+            return execute()
         except ActionError as exc:
-            return StepResult(error=f"{action.name}: {exc}")
+            return StepResult(error=f"{name}: {exc}")
         except Exception as exc:  # an env must survive whatever the action triggers; the error goes to the agent
-            logger.exception("action %s failed inside %s", action.name, type(self).__name__)
-            return StepResult(error=f"{action.name} failed inside the environment: {type(exc).__name__}: {exc}")
+            logger.exception("action %s failed inside %s", name, type(self).__name__)
+            return StepResult(error=f"{name} failed inside the environment: {type(exc).__name__}: {exc}")
 
     def _observe(self) -> dict[str, Any]:
         obs = self._observation()

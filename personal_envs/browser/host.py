@@ -169,6 +169,10 @@ class BrowserHost:
         self.launch_count += 1
         return self._browser
 
+    def is_current(self, browser: Any) -> bool:
+        """True if ``browser`` is this host's Chromium and it is still connected (browser thread)."""
+        return browser is not None and browser is self._browser and bool(browser.is_connected())
+
     def new_context(self, **context_options: Any) -> Any:
         """A fresh ``BrowserContext`` (cookies, storage and cache isolated).  Callable from any thread."""
         return self.call(lambda: self.browser().new_context(**context_options))

@@ -43,7 +43,7 @@ from personal_envs.browserarena.judges.rules import (
 from personal_envs.browserarena.tasks import Task, answer_matches, banner_tasks, captcha_tasks, trivia_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.web.news import NewsSite
-from personal_envs.core.actions import Action, ActionError, ActionSpec
+from personal_envs.core.actions import Action, ActionError, ActionSpec, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, EpisodeOutcome, PersonalEnv, StepResult
 
 MAX_TASK_CHARS = 4000
@@ -259,7 +259,7 @@ class BrowserArenaEnv(PersonalEnv):
     def _begin_step(self, brain: dict[str, str], raw: Any) -> dict[str, Any]:
         record: dict[str, Any] = {"step": self.steps, "brain": dict(brain), "actions": []}
         if raw is not None and not isinstance(raw, (dict, str)):
-            record["raw"] = repr(raw)[:500]
+            record["raw"] = safe_repr(raw)
         self.trace.setdefault("steps", []).append(record)
         self._step_record = record
         return record

@@ -398,12 +398,19 @@ _REPR.maxother = 100
 _REPR.maxlong = 60
 
 
-def _preview(value: Any, limit: int = 80) -> str:
-    """A short, printable preview of any value (never raises, whatever its depth, size or ``__repr__``)."""
+def safe_repr(value: Any, limit: int = 500) -> str:
+    """``repr(value)`` cut to ``limit`` characters, valid UTF-8; never raises, whatever the value's depth, size or
+    ``__repr__``."""
     try:
-        text = value[: limit + 1] if isinstance(value, str) else _REPR.repr(value)
+        text = _REPR.repr(value)
     except Exception:  # noqa: BLE001 - a hostile __repr__
         text = f"<{type(value).__name__}>"
+    return text[:limit].encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def _preview(value: Any, limit: int = 80) -> str:
+    """A short, printable preview of any value (never raises, whatever its depth, size or ``__repr__``)."""
+    text = value[: limit + 1] if isinstance(value, str) else safe_repr(value, limit + 1)
     text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
 

@@ -61,11 +61,14 @@ class PhoneScreen:
         self.image_format = image_format
         self._context: Any = None
         self._page: Any = None
+        self._crashed = False
         self._cdp: Any = None
         self._html = ""
         self._key = ""
         self._last_html = ""
         self.reopen_count = 0
+        #: Why the page had to be reopened since :meth:`take_notice` was last called ("" if it was not).
+        self.notice = ""
 
     # ----------------------------------------------------------------------------------------- lifecycle
     @property
@@ -88,6 +91,8 @@ class PhoneScreen:
         )
         self._context.route("**/*", lambda route: route.abort())  # nothing leaves the page
         self._page = self._context.new_page()
+        self._crashed = False
+        self._page.on("crash", lambda _page: setattr(self, "_crashed", True))
         self._cdp = self._context.new_cdp_session(self._page)
         self._page.set_content(shell_html())
         self._html = ""
@@ -96,26 +101,46 @@ class PhoneScreen:
             self._html = self._last_html
 
     def _alive(self) -> bool:
+        """Browser thread: the page is open, not crashed, and belongs to the host's live Chromium."""
         try:
-            return self._page is not None and not self._page.is_closed() and self.host.browser().is_connected()
+            return (self._page is not None and not self._page.is_closed() and not self._crashed
+                    and self.host.is_current(self._context.browser))
         except Exception:
             return False
 
+    def take_notice(self) -> str:
+        """What happened to the screen's browser since the last call ("" if nothing), and forget it."""
+        notice, self.notice = self.notice, ""
+        return notice
+
+    def _reopen(self, why: str) -> None:
+        self.reopen_count += 1
+        self._open()
+        self.notice = (f"the phone's browser {why} and was restarted; the screen was restored and the action "
+                       "was carried out on it")
+
     def _run(self, fn: Any) -> Any:
-        """Run ``fn(page)`` on the browser thread, reopening the page once if the browser died."""
+        """Run ``fn(page)`` on the browser thread.  If the browser or page died (before or during the call), the
+        page is reopened with the last screen shown and ``fn`` runs once more (touch events that never reached
+        Python are lost with the dead page, so nothing is applied twice); :attr:`notice` says so."""
 
         def call() -> Any:
             if not self._alive():
-                self.reopen_count += 1 if self._page is not None else 0
-                self._open()
+                if self._page is not None:
+                    self._reopen("had crashed")
+                else:
+                    self._open()
             try:
                 return fn(self._page)
             except Exception as exc:
                 if self._alive():
                     raise
-                self.reopen_count += 1
-                self._open()
-                raise ScreenError(f"the phone screen crashed and was restarted ({type(exc).__name__}); try again") from exc
+                self._reopen(f"crashed ({type(exc).__name__})")
+            try:
+                return fn(self._page)
+            except Exception as exc:
+                raise ScreenError(f"the phone screen failed again after a restart ({type(exc).__name__}: "
+                                  f"{str(exc)[:200]})") from exc
 
         return self.host.call(call)
 

@@ -52,7 +52,8 @@ def fuzz_id(env_id: str, per_id: int, seed: int, hang_s: float, kill_every: int)
     """Run the fuzz on one id and return its figures."""
     report = IdReport(env_id)
     started = time.monotonic()
-    env = gym.make(env_id, disable_env_checker=True)
+    kwargs: dict[str, Any] = {"max_wait_s": 0.0} if env_id.startswith("BrowserArena") else {}
+    env = gym.make(env_id, disable_env_checker=True, **kwargs)
     base: Any = env.unwrapped
     try:
         env.reset(seed=seed)

@@ -69,6 +69,10 @@ DIRECT_FILL_CHARS = 20_000
 
 SESSION_CLOSED = "the browser session is closed"
 
+#: Actions that are done again, once, when the browser had to be recovered before they could run (they mean the
+#: same thing on the fresh blank tab); other actions report that they were not carried out.
+_REDO_AFTER_RECOVERY = frozenset({"goto", "noop", "new_tab"})
+
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
 _SCHEME_PATTERN = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _FORBIDDEN_SCHEMES = frozenset({"file", "chrome", "javascript", "view-source", "devtools", "chrome-extension",
@@ -193,7 +197,8 @@ class BrowserSession:
         """Run ``fn(active_page)`` on the browser thread and return its result (its exceptions propagate).
 
         Raises:
-            BrowserDied: if the page or browser died during the call (the session has already recovered).
+            BrowserDied: if the page or browser died during the call (the session has already recovered; the
+                next :meth:`execute` or :meth:`observe` reports it too, unless :meth:`take_notice` took it).
             BrowserError: if the session is closed or the call hung (Chromium was then restarted).
         """
         with self._lock:
@@ -206,11 +211,16 @@ class BrowserSession:
                 outcome.append(fn(self._page))
 
             notice = self._run(run, budget_s=timeout, propagate=True)
+            if notice:  # reported by the next execute()/observe() even if the caller swallows the exception
+                self._pending_notice = _join(self._pending_notice, notice)
             if not outcome:
                 raise BrowserDied(notice or "the browser call did not complete")
-            if notice:
-                self._pending_notice = _join(self._pending_notice, notice)
             return outcome[0]
+
+    def take_notice(self) -> str:
+        """What the session had to recover from since the last report ("" if nothing), and forget it."""
+        with self._lock:
+            return self._take_notice()
 
     def goto(self, url: str) -> str:
         """Open ``url`` in the active tab; returns "" or an error text."""
@@ -640,7 +650,11 @@ class BrowserSession:
         result: list[str] = []
         budget = self.hang_timeout_s + (arguments.get("wait_ms", 0) / 1000.0)
         notice = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
-        return _join(self._take_notice(), notice, result[0] if result else "")
+        if not result and notice and action.name in _REDO_AFTER_RECOVERY:  # the page is fresh: do it on the new one
+            again = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
+            notice = _join(notice, again, f"{action.name} was then carried out on the new tab" if result else "")
+        outcome = result[0] if result else f"{action.name} was not carried out" if notice else ""
+        return _join(self._take_notice(), notice, outcome)
 
     def _act(self, handler: Callable[[Page, dict[str, Any]], str], arguments: dict[str, Any]) -> str:
         """Browser thread: run an action handler, then wait for a navigation it started and check blocked URLs."""

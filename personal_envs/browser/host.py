@@ -78,6 +78,7 @@ class BrowserHost:
 
     _shared: BrowserHost | None = None
     _shared_lock = threading.Lock()
+    _shared_users = 0
 
     def __init__(self, executable_path: str | None = None, headless: bool = True) -> None:
         self.executable_path = executable_path or default_executable(headless)
@@ -98,6 +99,35 @@ class BrowserHost:
                 cls._shared = cls()
                 atexit.register(cls._shared.close)
             return cls._shared
+
+    @classmethod
+    def acquire(cls) -> BrowserHost:
+        """The process-wide host, counted as one more user; hand it back with :meth:`release`."""
+        with cls._shared_lock:
+            if cls._shared is None or not cls._shared.running:
+                cls._shared = cls()
+                atexit.register(cls._shared.close)
+            cls._shared_users += 1
+            return cls._shared
+
+    @classmethod
+    def release(cls, host: BrowserHost) -> None:
+        """One user of ``host`` (from :meth:`acquire`) is done; the last one closes Chromium, the Playwright driver
+        and the browser thread, so nothing of the browser remains in the process."""
+        with cls._shared_lock:
+            if host is not cls._shared or cls._shared_users <= 0:
+                return
+            cls._shared_users -= 1
+            if cls._shared_users > 0:
+                return
+            cls._shared = None
+        host.close()
+        atexit.unregister(host.close)
+
+    @classmethod
+    def shared_users(cls) -> int:
+        """How many acquired users the process-wide host has."""
+        return cls._shared_users
 
     @property
     def running(self) -> bool:
@@ -125,10 +155,13 @@ class BrowserHost:
         self._shutdown_browser()
 
     def close(self) -> None:
-        """Close Chromium and stop the worker thread (idempotent)."""
+        """Close Chromium, stop the Playwright driver and the worker thread (idempotent)."""
         if self.running:
-            self._tasks.put(None)
             assert self._thread is not None
+            if threading.current_thread() is self._thread:
+                self._shutdown_browser()
+                return
+            self._tasks.put(None)
             self._thread.join(timeout=30)
         self._thread = None
 

@@ -124,7 +124,8 @@ class BrowserSession:
     """A fresh isolated browser context (one per episode) with tabs.
 
     Args:
-        host: Browser host; defaults to the process-wide :meth:`BrowserHost.shared`.
+        host: Browser host; defaults to the process-wide one (:meth:`BrowserHost.acquire`), released by
+            :meth:`close`: when the last session of the process closes, Chromium, its driver and thread stop.
         viewport: ``(width, height)`` in CSS pixels.
         allowed_origins: ``None`` for no restriction, else the ``scheme://host:port`` origins pages may load
             (``about:blank`` and ``data:`` are always allowed).  Other requests are aborted and an action whose
@@ -159,7 +160,9 @@ class BrowserSession:
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
     ) -> None:
-        self.host = host or BrowserHost.shared()
+        #: True when the session took the process-wide host and hands it back on close().
+        self._acquired = host is None
+        self.host = host or BrowserHost.acquire()
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.allowed = AllowedOrigins(allowed_origins) if allowed_origins is not None else None
         self.action_timeout_s = float(action_timeout_s)
@@ -190,7 +193,11 @@ class BrowserSession:
         self._blocked: list[str] = []
         # id(page) -> (main-frame navigation request not yet committed, time it finished or 0)
         self._pending_navigation: dict[int, tuple[Request, float]] = {}
-        self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
+        try:
+            self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
+        except BaseException:
+            self._release_host()
+            raise
 
     # ------------------------------------------------------------------------------------------ public API
     def call(self, fn: Callable[[Page], T], timeout: float = 30.0) -> T:
@@ -281,6 +288,13 @@ class BrowserSession:
             if self.host.running:
                 with contextlib.suppress(BrowserError):
                     self.host.call(self._close_context, timeout=30.0)
+            self._release_host()
+
+    def _release_host(self) -> None:
+        """Hand the process-wide host back (the last session of the process closes Chromium and its driver)."""
+        if self._acquired:
+            self._acquired = False
+            BrowserHost.release(self.host)
 
     def __enter__(self) -> BrowserSession:
         return self

@@ -133,7 +133,8 @@ class BrowserArenaEnv(PersonalEnv):
             raise RuntimeError("the env is closed")
         if self.uses_local_web and self.web is None:
             self.web = build_local_web()
-            self.web.start()
+        if self.web is not None and not self.web.running:
+            self.web.start()  # first start, or a stopped server brought back on its port
         if self.session is None or self.session.closed:
             context_options: dict[str, Any] = {}
             if self.web is not None:

@@ -94,8 +94,9 @@ def make_backend(
         from personal_envs.simulators.phone.screen import PhoneScreen
         from personal_envs.simulators.phone.sim import PhoneSimulator
 
-        host = BrowserHost.shared() if share_browser else None
-        return PhoneSimulator(PhoneScreen(host, screenshot_scale=screenshot_scale, image_format=image_format))
+        host = BrowserHost.acquire() if share_browser else None
+        return PhoneSimulator(PhoneScreen(host, screenshot_scale=screenshot_scale, image_format=image_format,
+                                          release_host=share_browser))
     if backend == "android":
         from personal_envs.knowu.android import AndroidBackend
 

@@ -213,6 +213,7 @@ class WebMallEnv(PersonalEnv):
         if self._closed:
             raise RuntimeError("the env is closed")
         self.task = self.tasks[task_index]
+        self.cluster.ensure_running()
         self.cluster.reset_state()
         session = self._ensure_session()
         session.reset()

@@ -45,17 +45,20 @@ class PhoneScreen:
 
     Args:
         host: Browser host; by default the screen starts its own Chromium and :meth:`close` stops it.  Pass
-            ``BrowserHost.shared()`` to share one Chromium between envs of a process (then close leaves it running).
+            ``BrowserHost.acquire()`` with ``release_host=True`` to share one Chromium between envs of a process
+            (close then releases it; the last user stops it).
         screenshot_scale: Screenshot size as a fraction of 1080x2400 (1/3 gives 360x800, 0.5 gives 540x1200).
         image_format: ``"jpeg"`` (faster) or ``"png"`` (lossless).
     """
 
-    def __init__(self, host: BrowserHost | None = None, screenshot_scale: float = 1 / 3, image_format: str = "jpeg") -> None:
+    def __init__(self, host: BrowserHost | None = None, screenshot_scale: float = 1 / 3, image_format: str = "jpeg",
+                 *, release_host: bool = False) -> None:
         if not 0.1 <= screenshot_scale <= 1.0:
             raise ValueError("screenshot_scale must lie in [0.1, 1.0]")
         if image_format not in ("jpeg", "png"):
             raise ValueError("image_format must be 'jpeg' or 'png'")
         self._owns_host = host is None
+        self._release_host = release_host
         self.host = host or BrowserHost()
         self.screenshot_scale = screenshot_scale
         self.image_format = image_format
@@ -163,6 +166,9 @@ class PhoneScreen:
         self._page = None
         if self._owns_host:
             self.host.close()
+        elif self._release_host:
+            self._release_host = False
+            BrowserHost.release(self.host)
 
     def _close_page(self) -> None:
         try:

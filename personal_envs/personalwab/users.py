@@ -1,8 +1,10 @@
 """Simulated shoppers for PersonalWAB's multi-turn setting.
 
 * :class:`ProfileShopper` (default, deterministic): answers clarification questions from the hidden profile and the
-  target product's attributes, says so when the results contain the product it wants, otherwise expresses
-  dissatisfaction and gives a new clue; never reveals the product id and refuses to dump its profile.
+  target product's attributes, answers a list of results with a new clue (never saying whether the target is in
+  it); never reveals the product
+  id, refuses to dump its profile, and answers a question about a specific product (code) the same way whichever
+  product it is, so it is no oracle for the target.
 * :class:`LLMShopper`: the paper's setup — an LLM role-plays the user from the profile, the target product and (for
   review tasks) the real review, through any OpenAI-compatible endpoint.
 """
@@ -29,8 +31,18 @@ _QUESTION_TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+#: A product code as the agent would quote it: an Amazon ASIN (10 letters and digits, with a digit).
+_PRODUCT_CODE = re.compile(r"\b(?=[A-Za-z0-9]{0,9}[0-9])[A-Za-z0-9]{10}\b")
+
+#: What a simulated shopper says when asked about a specific product code: it neither confirms nor denies, so the
+#: user is no oracle for guessing the target.
+PRODUCT_CHECK_REPLY = ("I can't tell you whether a particular product code is the one; I only know what I'm "
+                       "looking for.")
+
+
+def names_specific_product(message: str) -> bool:
+    """True if ``message`` quotes a product code (ASIN-shaped token), whichever product it is."""
+    return any(not token.isdigit() for token in _PRODUCT_CODE.findall(message))
 
 
 def _first_sentence(text: str, limit: int = 160) -> str:
@@ -59,29 +71,19 @@ class ProfileShopper(SimulatedUser):
     def _answer(self, message: str) -> UserReply:
         assert self.context is not None
         task = self.context.task
-        product = task.get("product") or {}
         lowered = message.lower()
-        if _EXTRACTION.search(message) and not self._mentions_target(message, product):
+        if _EXTRACTION.search(message):
             return UserReply("I'd rather not share that. I just want help finding what I described.")
-        if task.get("type") != "review" and self._mentions_target(message, product):
-            return UserReply("Yes, that's exactly the one I had in mind. Thank you!")
+        if names_specific_product(message):  # the same answer for the target and for any other product
+            return UserReply(PRODUCT_CHECK_REPLY + " " + self._next_clue())
         topic = next((name for name, keys in _QUESTION_TOPICS if any(k in lowered for k in keys)), None)
         if "?" in message and topic is not None:
             return UserReply(self._clue(topic))
         if task.get("type") == "review" and topic == "opinion":
             return UserReply(self._clue("opinion"))
-        if self._looks_like_results(message):
-            return UserReply("Hmm, none of those is quite what I want. " + self._next_clue())
+        if self._looks_like_results(message):  # neutral whether or not the target is among them
+            return UserReply("I'll have a look at those. To narrow it down: " + self._next_clue())
         return UserReply(self._next_clue())
-
-    def _mentions_target(self, message: str, product: dict[str, Any]) -> bool:
-        asin = str(product.get("parent_asin", ""))
-        if asin and asin.lower() in message.lower():
-            return True
-        title_words = _words(str(product.get("title", ""))) - {"and", "with", "for", "the", "of"}
-        if len(title_words) < 3:
-            return False
-        return len(title_words & _words(message)) / len(title_words) >= 0.8
 
     @staticmethod
     def _looks_like_results(message: str) -> bool:
@@ -181,6 +183,8 @@ class LLMShopper(SimulatedUser):
         ]
 
     def _answer(self, message: str) -> UserReply:
+        if names_specific_product(message):  # never asked of the LLM: its answer could confirm the target
+            return UserReply(PRODUCT_CHECK_REPLY)
         self._messages.append({"role": "user", "content": message})
         response = self.client.chat(self._messages, temperature=0.0, max_tokens=150)
         text = response.content.strip()
@@ -207,7 +211,8 @@ def shopper_prompt(profile: dict[str, Any], task: dict[str, Any]) -> str:
         "",
         "Rules: write one short line per turn, as this person would. Only answer the assistant's questions; do not",
         "invent facts. Never give product codes or ASINs and do not recite your profile or the product details",
-        "word for word. If the results miss, say so and give a hint about what you want.",
+        "word for word. If the results miss, say so and give a hint about what you want. If the assistant asks",
+        "whether a specific product or title is the one, neither confirm nor deny it: describe what you want.",
     ]
     return "\n".join(lines)
 

@@ -210,6 +210,7 @@ class BrowserSession:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._crashed: set[int] = set()
+        self._saved_cookies: list[Any] = []
         self._cdp: dict[int, tuple[Page, CDPSession]] = {}
         self._navigations = 0
         self._blocked: list[str] = []
@@ -499,9 +500,22 @@ class BrowserSession:
         relaunched = self.host.launch_count != launches
         what = "the browser was restarted" if relaunched else "a new browser context was opened"
         where = f" (the page was at {lost_url})" if lost_url and lost_url != "about:blank" else ""
-        return f"{reason}; {what}: all tabs were lost and a blank tab is open{where}"
+        kept = ""
+        if self._saved_cookies and self._context is not None:
+            with contextlib.suppress(PlaywrightError):
+                self._context.add_cookies(self._saved_cookies)
+                kept = "; cookies (logins, carts) were kept"
+        return f"{reason}; {what}: all tabs were lost and a blank tab is open{where}{kept}"
+
+    def _save_cookies(self) -> None:
+        """Browser thread: remember the context's cookies, so a crash does not log the agent out or empty a cart
+        (as a real browser keeps them on disk).  One browser-side call, no page involved."""
+        if self._context is not None:
+            with contextlib.suppress(PlaywrightError):
+                self._saved_cookies = list(self._context.cookies())
 
     def _reopen_quietly(self) -> None:
+        self._saved_cookies = []
         self._close_context()
         self._open_context()
 
@@ -786,6 +800,7 @@ class BrowserSession:
             url = self._blocked[0] if self._blocked else active.url if active is not None else ""
             error = _join(self._blocked_message(url), error if "ERR_BLOCKED" not in error else "")
             self._leave_blocked_page()
+        self._save_cookies()
         return error
 
     def _await_navigation(self, page: Page, deadline: float | None = None) -> str:

@@ -27,7 +27,8 @@ import personal_envs
 from personal_envs.core.fuzz import malformed_actions
 
 BROWSER_PREFIXES = ("WebMall", "BrowserArena", "KnowU")
-RECOVERY_MARKERS = ("restarted", "crashed", "new browser context", "was killed")
+RECOVERY_MARKERS = ("restarted", "crashed", "new browser context", "was killed", "script was stopped",
+                    "kept it busy")
 
 
 @dataclass
@@ -60,7 +61,7 @@ def fuzz_id(env_id: str, per_id: int, seed: int, hang_s: float, kill_every: int)
         for position, (category, action) in enumerate(
                 malformed_actions(base.action_specs, per_id, seed=seed), start=1):
             if kill_every and env_id.startswith(BROWSER_PREFIXES) and position % kill_every == 0:
-                report.kills += int(_kill_browser())
+                report.kills += int(_kill_browser(base))
             report.actions += 1
             try:
                 accepted = base.action_space.contains(action)
@@ -97,11 +98,19 @@ def fuzz_id(env_id: str, per_id: int, seed: int, hang_s: float, kill_every: int)
     return report
 
 
-def _kill_browser() -> bool:
-    from personal_envs.browser import BrowserHost, kill_browser
+def _kill_browser(base: Any) -> bool:
+    """SIGKILL the Chromium behind ``base`` (a WebMall/BrowserArena session or KnowU's phone screen)."""
+    from personal_envs.browser import browser_pid, kill_browser
 
-    host = BrowserHost._shared  # noqa: SLF001 - the process-wide host the envs share
-    return host is not None and kill_browser(host)
+    owner = getattr(base, "session", None) or getattr(getattr(base, "backend", None), "screen", None)
+    host = getattr(owner, "host", None)
+    if host is None:
+        return False
+    try:
+        browser_pid(host)
+    except Exception:  # noqa: BLE001 - no browser to kill right now
+        return False
+    return kill_browser(host)
 
 
 def _note(report: IdReport, text: str) -> None:

@@ -112,3 +112,20 @@ def test_reset_restarts_a_stopped_browserarena_site_server() -> None:
         assert obs["last_action_error"] == "" and obs["url"].startswith("http://search.test")
     finally:
         env.close()
+
+
+def test_make_reset_step_close_cycles_leave_nothing_behind() -> None:
+    before = _descendants(os.getpid())
+    threads_before = {thread.name for thread in threading.enumerate()}
+    for env_id in ("WebMall-v0", "BrowserArena-Captcha-v0", "KnowU-General-v0"):
+        for cycle in range(3):
+            kwargs = {"max_wait_s": 0.0} if env_id.startswith("BrowserArena") else {}
+            env = gym.make(env_id, **kwargs)
+            env.reset(seed=cycle)
+            env.step(env.action_space.sample())
+            env.close()
+    assert _wait_gone(_descendants(os.getpid()) - before) == set()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and {t.name for t in threading.enumerate()} - threads_before:
+        time.sleep(0.1)
+    assert not {t.name for t in threading.enumerate() if t.name.startswith("personal-envs")} - threads_before

@@ -3,8 +3,10 @@
 Playwright's sync API refuses to run inside a running asyncio loop (Jupyter) and its objects must stay on the
 thread that created them.  :class:`BrowserHost` therefore owns a worker thread that starts Playwright and Debian's
 Chromium once and executes every browser call; other threads submit callables with :meth:`BrowserHost.call` and
-block for the result.  All envs of a process share the host (:meth:`BrowserHost.shared`) and each episode gets a
-fresh, isolated context from :meth:`BrowserHost.new_context`.
+block for the result.  Each call runs in a greenlet of its own inside Playwright's event loop, so calls of
+different sessions run concurrently: one waiting on a hung page or a slow navigation never holds up the others.
+All envs of a process share the host (:meth:`BrowserHost.acquire` / :meth:`BrowserHost.release`: the last user
+stops Chromium, the driver and the thread) and each episode gets a fresh, isolated context.
 
 If Chromium dies, the next call notices (``browser.is_connected()`` is false) and relaunches it; contexts of the dead
 browser are gone and their owners must open new ones (``BrowserDied`` tells them).

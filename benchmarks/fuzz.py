@@ -4,7 +4,8 @@ For every id: make the env, reset it, then send ``--per-id`` malformed actions f
 :func:`personal_envs.core.fuzz.malformed_actions` through ``action_space.contains()`` and ``step()``, resetting
 whenever an episode ends.  Counted: actions tried, exceptions out of ``step()`` or ``contains()``, disagreements
 (``contains()`` false but ``step()`` took the action without an error), hangs (a step slower than ``--hang-s``),
-browser recoveries (a step whose error says the browser was restarted) and resets.  With ``--kill-browser N`` the
+browser recoveries (a step whose error or observation says the browser was restarted or a script stopped) and
+resets.  With ``--kill-browser N`` the
 shared Chromium is killed every N actions on the browser ids to count recoveries under faults.
 
     python -m benchmarks.fuzz                      # full run: 1,120 actions x 12 ids = 13,440 actions
@@ -71,7 +72,7 @@ def fuzz_id(env_id: str, per_id: int, seed: int, hang_s: float, kill_every: int)
                 accepted = None
             t0 = time.monotonic()
             try:
-                _obs, _reward, terminated, truncated, info = env.step(action)
+                obs, _reward, terminated, truncated, info = env.step(action)
             except BaseException as exc:  # noqa: BLE001 - counted
                 report.step_exceptions += 1
                 _note(report, f"step/{category}: {type(exc).__name__}: {str(exc)[:120]}")
@@ -87,7 +88,8 @@ def fuzz_id(env_id: str, per_id: int, seed: int, hang_s: float, kill_every: int)
             if accepted is False and not error:
                 report.disagreements += 1
                 _note(report, f"disagree/{category}: contains() false, step() took it")
-            if any(marker in error for marker in RECOVERY_MARKERS):
+            shown = f"{error} {obs.get('last_action_error', '')}" if isinstance(obs, dict) else error
+            if any(marker in shown for marker in RECOVERY_MARKERS):
                 report.recoveries += 1
             if terminated or truncated:
                 env.reset()

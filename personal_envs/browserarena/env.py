@@ -270,8 +270,8 @@ class BrowserArenaEnv(PersonalEnv):
         if driver is None:  # before the first reset (never handed to an agent)
             return self._blank_observation()
         index, image, tabs, active, error = driver.observe(screenshot=self.include_screenshot)
-        if error and not self.last_action_error:
-            self.last_action_error = error[:MAX_ERROR_CHARS]
+        if error and error not in self.last_action_error:  # e.g. a browser restart during a step that failed
+            self.last_action_error = "; ".join(p for p in (self.last_action_error, error) if p)[:MAX_ERROR_CHARS]
         self._current = {"url": index.url, "title": index.title, "captcha": index.captcha, "banner": index.banner,
                          "tabs": list(tabs), "active_tab": active}
         if self._step_record is not None:

@@ -43,3 +43,18 @@ def test_killing_chromium_before_every_step_keeps_the_score() -> None:
         assert error.count("the browser was restarted") <= 1, error  # said once, not repeated
         assert "no access to the open web" not in error
     assert all("the browser was restarted" in error for error in errors)  # every step says what happened
+
+
+def test_a_restart_during_a_malformed_step_is_still_reported() -> None:
+    env = gym.make("BrowserArena-DirectNavigation-v0", max_wait_s=0.0)
+    base: Any = env.unwrapped
+    try:
+        env.reset(options={"task_index": 0})
+        env.step({"action_type": "go_to_url", "url": "http://search.test/"})
+        browser_pid(base.session.host)
+        assert kill_browser(base.session.host)
+        obs, *_ = env.step("[" * 5000)
+        assert "nested too deeply" in obs["last_action_error"]
+        assert "the browser was restarted" in obs["last_action_error"]
+    finally:
+        env.close()

@@ -17,6 +17,7 @@ and the labelled screenshots are :attr:`BrowserArenaEnv.frames` (the arena write
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import urllib.request
 from collections.abc import Sequence
@@ -91,7 +92,7 @@ class BrowserArenaEnv(PersonalEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__(BROWSERUSE_ACTION_SPECS + extra_actions, max_steps=max_steps, render_mode=render_mode)
-        self.action_space.decoder = lambda raw: decode_step(raw, self._spec_by_name)
+        self.action_space.decoder = functools.partial(decode_step, specs=self._spec_by_name)  # picklable
         if not tasks:
             raise ValueError("BrowserArena needs at least one task")
         self.tasks: list[Task] = list(tasks)

@@ -8,7 +8,13 @@ resumes where it stopped.  The benchmark's report function turns the records int
 
 from __future__ import annotations
 
+import ctypes
+import json
 import multiprocessing as mp
+import os
+import signal
+import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterator, Sequence
@@ -118,9 +124,91 @@ def run_episode(
     return record
 
 
+# ---------------------------------------------------------------------------------- output and resume checks
+class OutputPathError(RuntimeError):
+    """The results file cannot be written (read-only folder, a file where a folder should be, ...)."""
+
+
+def check_output_path(path: Path) -> None:
+    """Make sure ``path`` can be appended to, creating its folder; raise :class:`OutputPathError` (one line)
+    otherwise.  Called before the first episode so a bad ``--out`` costs nothing."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.close(fd)
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise OutputPathError(f"cannot write the results file {path}: {reason}") from None
+
+
+def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
+    """The records of a results file that a run can resume from.  A line that is not a JSON object with an integer
+    ``episode`` is reported on stderr with its line number (when ``warn``) and skipped, never fatal."""
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return records
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text:
+                continue
+            problem = ""
+            try:
+                record = json.loads(text)
+            except (ValueError, RecursionError) as exc:  # bad JSON, too many digits, nesting too deep
+                problem = f"not valid JSON ({str(exc)[:80]})"
+                record = None
+            if not problem and not isinstance(record, dict):
+                problem = f"a JSON {type(record).__name__}, not an object"
+            elif not problem:
+                episode = record.get("episode")
+                if isinstance(episode, bool) or not isinstance(episode, int) or episode < 0:
+                    problem = f"'episode' is {json.dumps(episode)[:40]}, not an episode number"
+            if problem:
+                if warn:
+                    print(f"warning: {path} line {number}: {problem}; line skipped", file=sys.stderr)
+                continue
+            records.append(record)
+    return records
+
+
 # ---------------------------------------------------------------------------------------------- workers
-def _worker_main(config: EvalConfig, tasks: Any, results: Any) -> None:
+#: ``prctl`` option that sends a signal to this process when its parent dies (``<linux/prctl.h>``).
+PR_SET_PDEATHSIG = 1
+
+#: How often a worker checks that its parent is still there (the portable fallback of the parent-death signal).
+PARENT_POLL_S = 1.0
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this worker process exit when ``parent_pid`` (the eval process) dies: the kernel's parent-death
+    signal on Linux, plus a daemon thread that polls the parent pid (for other systems, and for a parent that
+    died before the signal was armed)."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(3)
+            time.sleep(PARENT_POLL_S)
+
+    if os.getppid() != parent_pid:
+        os._exit(3)
+    threading.Thread(target=watch, name="personal-envs-parent-watch", daemon=True).start()
+
+
+def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int | None = None) -> None:
     """Worker process: build one env and policy, run episodes from ``tasks`` until ``None``, close the env."""
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
     import personal_envs  # noqa: F401  (registers the ids in the spawned process)
 
     env = gym.make(config.env_id, **config.env_kwargs)
@@ -145,7 +233,7 @@ def _run_parallel(config: EvalConfig, episodes: Sequence[int]) -> Iterator[dict[
     results: Any = context.Queue()
     for episode in episodes:
         tasks.put(episode)
-    workers = [context.Process(target=_worker_main, args=(config, tasks, results), daemon=False)
+    workers = [context.Process(target=_worker_main, args=(config, tasks, results, os.getpid()), daemon=False)
                for _ in range(config.workers)]
     for _ in workers:
         tasks.put(None)
@@ -210,6 +298,7 @@ def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
 def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
     """Run the evaluation; return every record of this env id and policy in the results file."""
     entry_for(config.env_id)  # fail early, with the known ids, on a typo
+    check_output_path(config.results_path())  # before the first episode, not after it
     log = JsonlLog(config.results_path())
 
     def mine(record: dict[str, Any]) -> bool:
@@ -217,7 +306,7 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
     if config.backend not in BACKENDS:
         raise ValueError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
-    done = {int(r["episode"]) for r in log.records() if mine(r) and not r.get("error")}
+    done = {int(r["episode"]) for r in resumable_records(log.path) if mine(r) and not r.get("error")}
     in_process = config.backend != "ray" and config.workers == 1
     local = _LocalEnv(config)
     try:
@@ -250,7 +339,7 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
     finally:
         local.close()
     latest: dict[int, dict[str, Any]] = {}
-    for record in log.records():
+    for record in resumable_records(log.path, warn=False):
         if mine(record) and int(record["episode"]) < total:
             latest[int(record["episode"])] = record
     return [latest[i] for i in sorted(latest)]

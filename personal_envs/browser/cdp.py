@@ -21,17 +21,19 @@ from playwright.sync_api import CDPSession
 Command = tuple[str, dict[str, Any] | None]
 
 
-def send_concurrently(session: CDPSession, commands: Sequence[Command]) -> list[Any]:
+def send_concurrently(session: CDPSession, commands: Sequence[Command], *,
+                      timeout_ms: float | None = None) -> list[Any]:
     """Send ``commands`` over ``session`` without waiting between them; their results in order.
 
     Must run on the thread that owns ``session`` (the browser thread).  The first failing command's Playwright
-    error propagates, as it would from ``session.send``.
+    error propagates, as it would from ``session.send``; with ``timeout_ms`` a command without a reply by then
+    fails with Playwright's ``TimeoutError`` (a page busy in a script never replies).
     """
-    if len(commands) < 2:
-        return [session.send(method, params) for method, params in commands]
-    send_async = _async_send(session)
-    if send_async is None:
-        return [session.send(method, params) for method, params in commands]
+    send_async = _async_send(session, timeout_ms)
+    if len(commands) < 2 or send_async is None:
+        if timeout_ms is None:
+            return [session.send(method, params) for method, params in commands]
+        return [session.send(method, params, timeout=timeout_ms) for method, params in commands]
 
     async def send_all() -> list[Any]:
         return list(await asyncio.gather(*(send_async(method, params) for method, params in commands)))
@@ -40,7 +42,7 @@ def send_concurrently(session: CDPSession, commands: Sequence[Command]) -> list[
     return list(run(send_all()))
 
 
-def _async_send(session: CDPSession) -> Any:
+def _async_send(session: CDPSession, timeout_ms: float | None = None) -> Any:
     """``(method, params) -> awaitable`` on Playwright's async CDP session, or None if not available."""
     impl: Any = getattr(session, "_impl_obj", None)
     send = getattr(impl, "send", None)
@@ -51,7 +53,9 @@ def _async_send(session: CDPSession) -> Any:
     if takes_timeout is None:
         return None
     if takes_timeout:
-        return lambda method, params: send(method, params, None)
+        return lambda method, params: send(method, params, timeout_ms)
+    if timeout_ms is not None:
+        return None
     return lambda method, params: send(method, params)
 
 

@@ -3,8 +3,10 @@
 Playwright's sync API refuses to run inside a running asyncio loop (Jupyter) and its objects must stay on the
 thread that created them.  :class:`BrowserHost` therefore owns a worker thread that starts Playwright and Debian's
 Chromium once and executes every browser call; other threads submit callables with :meth:`BrowserHost.call` and
-block for the result.  All envs of a process share the host (:meth:`BrowserHost.shared`) and each episode gets a
-fresh, isolated context from :meth:`BrowserHost.new_context`.
+block for the result.  Each call runs in a greenlet of its own inside Playwright's event loop, so calls of
+different sessions run concurrently: one waiting on a hung page or a slow navigation never holds up the others.
+All envs of a process share the host (:meth:`BrowserHost.acquire` / :meth:`BrowserHost.release`: the last user
+stops Chromium, the driver and the thread) and each episode gets a fresh, isolated context.
 
 If Chromium dies, the next call notices (``browser.is_connected()`` is false) and relaunches it; contexts of the dead
 browser are gone and their owners must open new ones (``BrowserDied`` tells them).
@@ -12,7 +14,9 @@ browser are gone and their owners must open new ones (``BrowserDied`` tells them
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import contextlib
 import os
 import queue
 import threading
@@ -20,6 +24,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
+
+import greenlet
 
 T = TypeVar("T")
 
@@ -78,6 +84,7 @@ class BrowserHost:
 
     _shared: BrowserHost | None = None
     _shared_lock = threading.Lock()
+    _shared_users = 0
 
     def __init__(self, executable_path: str | None = None, headless: bool = True) -> None:
         self.executable_path = executable_path or default_executable(headless)
@@ -88,6 +95,11 @@ class BrowserHost:
         self._browser: Any = None
         self.launch_count = 0
         self._lock = threading.Lock()
+        self._closed = False
+        self._stopping = False
+        self._launching = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_event: asyncio.Event | None = None
 
     # -------------------------------------------------------------------------------------------- lifecycle
     @classmethod
@@ -98,6 +110,36 @@ class BrowserHost:
                 cls._shared = cls()
                 atexit.register(cls._shared.close)
             return cls._shared
+
+    @classmethod
+    def acquire(cls) -> BrowserHost:
+        """The process-wide host, counted as one more user; hand it back with :meth:`release`."""
+        with cls._shared_lock:
+            if cls._shared is None or cls._shared.closed:
+                cls._shared = cls()
+                cls._shared_users = 0
+                atexit.register(cls._shared.close)
+            cls._shared_users += 1
+            return cls._shared
+
+    @classmethod
+    def release(cls, host: BrowserHost) -> None:
+        """One user of ``host`` (from :meth:`acquire`) is done; the last one closes Chromium, the Playwright driver
+        and the browser thread, so nothing of the browser remains in the process."""
+        with cls._shared_lock:
+            if host is not cls._shared or cls._shared_users <= 0:
+                return
+            cls._shared_users -= 1
+            if cls._shared_users > 0:
+                return
+            cls._shared = None
+        host.close()
+        atexit.unregister(host.close)
+
+    @classmethod
+    def shared_users(cls) -> int:
+        """How many acquired users the process-wide host has."""
+        return cls._shared_users
 
     @property
     def running(self) -> bool:
@@ -110,25 +152,78 @@ class BrowserHost:
                 self._thread = threading.Thread(target=self._worker, name="personal-envs-browser", daemon=True)
                 self._thread.start()
 
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._closed
+
     def _worker(self) -> None:
-        while True:
-            item = self._tasks.get()
-            if item is None:
-                break
-            fn, future = item
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(fn())
-            except BaseException as exc:  # delivered to the caller's thread
-                future.set_exception(exc)
+        """Browser thread: start Playwright, then run every submitted call in a greenlet of its own inside
+        Playwright's event loop, so a call that waits (a hung page, a slow navigation) never holds up the calls of
+        other sessions.  Without Playwright the calls run one after another (each reports the start error)."""
+        try:
+            self._start_playwright()
+        except Exception:  # noqa: BLE001 - browser() raises it again for every call
+            self._playwright = None
+        if self._playwright is not None:
+            self._loop = self._playwright._loop  # noqa: SLF001 - Playwright's event loop, run by its dispatcher
+            self._loop.call_soon(self._start_pending)
+            with contextlib.suppress(Exception):
+                self._playwright._sync(self._until_stopped())  # noqa: SLF001 - wait inside Playwright's loop
+            self._loop = None
+        while (item := self._next_item(block=True)) is not None:
+            self._run_item(item)
         self._shutdown_browser()
 
+    async def _until_stopped(self) -> None:
+        self._stop_event = asyncio.Event()
+        if not self._stopping:
+            await self._stop_event.wait()
+
+    def _next_item(self, block: bool) -> tuple[Callable[[], Any], Future[Any]] | None:
+        if self._stopping:
+            return None
+        try:
+            item = self._tasks.get(block=block)
+        except queue.Empty:
+            return None
+        if item is None:
+            self._stopping = True
+        return item
+
+    def _start_pending(self) -> None:
+        """Event-loop callback: start every queued call in its own greenlet (each runs until it waits)."""
+        while (item := self._next_item(block=False)) is not None:
+            greenlet.greenlet(self._run_item).switch(item)
+        if self._stopping and self._stop_event is not None:
+            self._stop_event.set()
+
+    @staticmethod
+    def _run_item(item: tuple[Callable[[], Any], Future[Any]]) -> None:
+        fn, future = item
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(fn())
+        except BaseException as exc:  # delivered to the caller's thread
+            future.set_exception(exc)
+
+    def _wake(self) -> None:
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._start_pending)
+
     def close(self) -> None:
-        """Close Chromium and stop the worker thread (idempotent)."""
+        """Close Chromium, stop the Playwright driver and the worker thread (idempotent)."""
+        self._closed = True
         if self.running:
-            self._tasks.put(None)
             assert self._thread is not None
+            if threading.current_thread() is self._thread:
+                self._shutdown_browser()
+                return
+            self._tasks.put(None)
+            self._wake()
             self._thread.join(timeout=30)
         self._thread = None
 
@@ -141,22 +236,42 @@ class BrowserHost:
         """
         if self.running and threading.current_thread() is self._thread:
             return fn(*args)
-        self._ensure_thread()
-        future: Future[T] = Future()
-        self._tasks.put((lambda: fn(*args), future))
+        future = self.submit(fn, *args)
         try:
             return future.result(timeout=timeout)
         except FutureTimeout:
             raise BrowserError(f"browser call did not finish within {timeout:.0f} s") from None
 
-    def browser(self) -> Any:
-        """The Playwright ``Browser`` (launching or relaunching Chromium if needed).  Browser thread only."""
-        if self._browser is not None and self._browser.is_connected():
-            return self._browser
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Start ``fn(*args)`` on the browser thread; its future (calls of different sessions run concurrently)."""
+        if self._closed:
+            raise BrowserError("the browser host is closed")
+        self._ensure_thread()
+        future: Future[T] = Future()
+        self._tasks.put((lambda: fn(*args), future))
+        self._wake()
+        return future
+
+    def _start_playwright(self) -> None:
         if self._playwright is None:
             from playwright.sync_api import sync_playwright
 
             self._playwright = sync_playwright().start()
+
+    def browser(self) -> Any:
+        """The Playwright ``Browser`` (launching or relaunching Chromium if needed).  Browser thread only."""
+        while self._launching:  # another call is relaunching Chromium: use the browser it brings up
+            self._playwright._sync(asyncio.sleep(0.05))  # noqa: SLF001
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        self._launching = True
+        try:
+            return self._launch()
+        finally:
+            self._launching = False
+
+    def _launch(self) -> Any:
+        self._start_playwright()
         if not os.path.exists(self.executable_path):
             raise BrowserError(
                 f"Chromium not found at {self.executable_path}. Install it with 'apt-get install chromium "
@@ -168,6 +283,10 @@ class BrowserHost:
         )
         self.launch_count += 1
         return self._browser
+
+    def is_current(self, browser: Any) -> bool:
+        """True if ``browser`` is this host's Chromium and it is still connected (browser thread)."""
+        return browser is not None and browser is self._browser and bool(browser.is_connected())
 
     def new_context(self, **context_options: Any) -> Any:
         """A fresh ``BrowserContext`` (cookies, storage and cache isolated).  Callable from any thread."""

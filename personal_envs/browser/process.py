@@ -8,8 +8,8 @@ from typing import Any
 
 from personal_envs.browser.host import BrowserHost
 
-# host id -> (launch count, pid) so the pid is known even while the browser thread is stuck.
-_PID_CACHE: dict[int, tuple[int, int]] = {}
+# The pid is cached on the host as (launch count, pid), so it is known even while the browser thread is stuck.
+_PID_ATTRIBUTE = "_browser_pid_cache"
 
 
 def browser_pid(host: BrowserHost) -> int | None:
@@ -22,7 +22,7 @@ def browser_pid(host: BrowserHost) -> int | None:
 
 def cached_browser_pid(host: BrowserHost) -> int | None:
     """The pid found by the latest :func:`browser_pid` for the current launch, without calling into the browser."""
-    entry = _PID_CACHE.get(id(host))
+    entry: tuple[int, int] | None = getattr(host, _PID_ATTRIBUTE, None)
     if entry is None or entry[0] != host.launch_count:
         return None
     return entry[1]
@@ -41,7 +41,7 @@ def browser_pid_on_thread(host: BrowserHost) -> int | None:
     for process in info.get("processInfo", []):
         if process.get("type") == "browser":
             pid = int(process["id"])
-            _PID_CACHE[id(host)] = (host.launch_count, pid)
+            setattr(host, _PID_ATTRIBUTE, (host.launch_count, pid))
             return pid
     return None
 

@@ -4,7 +4,10 @@ Every public method blocks and may be called from any thread: the work runs on t
 Nothing the agent does raises: actions and navigation return ``""`` or an error text, observations carry an
 ``error`` field.  A crashed page or a killed Chromium is detected, a fresh context (on a relaunched browser if
 needed) replaces it, and the call reports that the browser was restarted.  A browser call that hangs (e.g. a page
-stuck in an endless script) is ended after ``hang_timeout_s`` by killing Chromium, which then restarts.
+stuck in an endless script) is ended by a per-page watchdog: the page's script is terminated over CDP
+(``Runtime.terminateExecution``, served even while the renderer is busy), or the page is crashed and replaced; other
+sessions of the process keep running meanwhile (their calls run concurrently on the browser thread, see
+:class:`BrowserHost`).  Killing Chromium is the last resort.
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import math
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -69,6 +75,24 @@ DIRECT_FILL_CHARS = 20_000
 
 SESSION_CLOSED = "the browser session is closed"
 
+#: What a call may take beyond its action and navigation timeouts (probes, stopping a script) before the watchdog
+#: treats it as hung.
+HANG_MARGIN_S = 5.0
+
+#: How long the watchdog waits for Chromium to accept an interruption, and then for the hung call to end.
+INTERRUPT_TIMEOUT_S = 2.0
+INTERRUPT_GRACE_S = 2.0
+
+#: Shortest wait for a page state once a step's time is used up (lets an event already queued arrive).
+MIN_WAIT_S = 0.1
+
+#: How long a page may take to run a trivial script before it counts as busy (a script that does not return).
+RESPONSIVE_PROBE_MS = 500
+
+#: Actions that are done again, once, when the browser had to be recovered before they could run (they mean the
+#: same thing on the fresh blank tab); other actions report that they were not carried out.
+_REDO_AFTER_RECOVERY = frozenset({"goto", "noop", "new_tab"})
+
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
 _SCHEME_PATTERN = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _FORBIDDEN_SCHEMES = frozenset({"file", "chrome", "javascript", "view-source", "devtools", "chrome-extension",
@@ -120,7 +144,8 @@ class BrowserSession:
     """A fresh isolated browser context (one per episode) with tabs.
 
     Args:
-        host: Browser host; defaults to the process-wide :meth:`BrowserHost.shared`.
+        host: Browser host; defaults to the process-wide one (:meth:`BrowserHost.acquire`), released by
+            :meth:`close`: when the last session of the process closes, Chromium, its driver and thread stop.
         viewport: ``(width, height)`` in CSS pixels.
         allowed_origins: ``None`` for no restriction, else the ``scheme://host:port`` origins pages may load
             (``about:blank`` and ``data:`` are always allowed).  Other requests are aborted and an action whose
@@ -128,8 +153,9 @@ class BrowserSession:
         action_timeout_s: Limit for one element action (click, fill, ...).
         navigation_timeout_s: Limit for a navigation to reach DOMContentLoaded.
         context_options: Extra keyword arguments for Playwright's ``Browser.new_context`` (locale, user_agent, ...).
-        hang_timeout_s: A browser call still running after this long is considered hung: Chromium is killed and
-            restarted.  Defaults to ``navigation_timeout_s + action_timeout_s + 15``.
+        hang_timeout_s: A browser call still running after this long is considered hung: the page's scripts are
+            terminated (or the page is crashed and replaced; Chromium is killed only if that fails too).
+            Defaults to ``navigation_timeout_s + action_timeout_s + 5``.
         axtree_backend: ``"cdp"`` renders Chromium's own accessibility tree (``Accessibility.getFullAXTree``);
             ``"dom"`` walks the DOM in one script (same line format, approximated ARIA roles and names, much
             faster); ``"auto"`` uses ``"cdp"`` unless the page holds more than :data:`AUTO_DOM_TEXT_CHARS`
@@ -155,12 +181,15 @@ class BrowserSession:
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
     ) -> None:
-        self.host = host or BrowserHost.shared()
+        #: True when the session took the process-wide host and hands it back on close().
+        self._acquired = host is None
+        self.host = host or BrowserHost.acquire()
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.allowed = AllowedOrigins(allowed_origins) if allowed_origins is not None else None
         self.action_timeout_s = float(action_timeout_s)
         self.navigation_timeout_s = float(navigation_timeout_s)
-        self.hang_timeout_s = float(hang_timeout_s or self.navigation_timeout_s + self.action_timeout_s + 15.0)
+        self.hang_timeout_s = float(hang_timeout_s or self.navigation_timeout_s + self.action_timeout_s
+                                    + HANG_MARGIN_S)
         if axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend
@@ -181,19 +210,25 @@ class BrowserSession:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._crashed: set[int] = set()
+        self._saved_cookies: list[Any] = []
         self._cdp: dict[int, tuple[Page, CDPSession]] = {}
         self._navigations = 0
         self._blocked: list[str] = []
         # id(page) -> (main-frame navigation request not yet committed, time it finished or 0)
         self._pending_navigation: dict[int, tuple[Request, float]] = {}
-        self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
+        try:
+            self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
+        except BaseException:
+            self._release_host()
+            raise
 
     # ------------------------------------------------------------------------------------------ public API
     def call(self, fn: Callable[[Page], T], timeout: float = 30.0) -> T:
         """Run ``fn(active_page)`` on the browser thread and return its result (its exceptions propagate).
 
         Raises:
-            BrowserDied: if the page or browser died during the call (the session has already recovered).
+            BrowserDied: if the page or browser died during the call (the session has already recovered; the
+                next :meth:`execute` or :meth:`observe` reports it too, unless :meth:`take_notice` took it).
             BrowserError: if the session is closed or the call hung (Chromium was then restarted).
         """
         with self._lock:
@@ -206,11 +241,16 @@ class BrowserSession:
                 outcome.append(fn(self._page))
 
             notice = self._run(run, budget_s=timeout, propagate=True)
+            if notice:  # reported by the next execute()/observe() even if the caller swallows the exception
+                self._pending_notice = _join(self._pending_notice, notice)
             if not outcome:
                 raise BrowserDied(notice or "the browser call did not complete")
-            if notice:
-                self._pending_notice = _join(self._pending_notice, notice)
             return outcome[0]
+
+    def take_notice(self) -> str:
+        """What the session had to recover from since the last report ("" if nothing), and forget it."""
+        with self._lock:
+            return self._take_notice()
 
     def goto(self, url: str) -> str:
         """Open ``url`` in the active tab; returns "" or an error text."""
@@ -271,6 +311,13 @@ class BrowserSession:
             if self.host.running:
                 with contextlib.suppress(BrowserError):
                     self.host.call(self._close_context, timeout=30.0)
+            self._release_host()
+
+    def _release_host(self) -> None:
+        """Hand the process-wide host back (the last session of the process closes Chromium and its driver)."""
+        if self._acquired:
+            self._acquired = False
+            BrowserHost.release(self.host)
 
     def __enter__(self) -> BrowserSession:
         return self
@@ -319,16 +366,59 @@ class BrowserSession:
                 return _join(notice, describe_playwright_error(exc))
             return notice
 
+        future = self.host.submit(task)
         try:
-            return self.host.call(task, timeout=budget_s)
+            return future.result(timeout=budget_s)
         except _Cancelled:
             return "the browser call was cancelled"
-        except BrowserError as exc:
-            if isinstance(exc, BrowserDied) or "did not finish" not in str(exc):
-                raise
+        except FutureTimeout:
             if not ticket.give_up():
                 return f"the browser is busy with other sessions; nothing was done in {budget_s:.0f} s, try again"
-            return self._recover_from_hang(budget_s)
+        return self._stop_hung_call(future, budget_s)
+
+    def _stop_hung_call(self, future: Future[str], budget_s: float) -> str:
+        """The watchdog of this session's page: a call on it hung for ``budget_s``.  Terminate the page's script
+        from a second, concurrent call, then the hung call ends on its own; crash the page if that is not enough,
+        and kill Chromium only as the last resort."""
+        page, context = self._page, self._context
+        said = f"the page did not respond within {budget_s:g} s"
+        outcomes = {"terminate": "its running script was stopped",
+                    "crash": "the page was crashed and replaced by a new tab",
+                    "dispose": "its tabs were closed and a new browser context was opened"}
+        for how, what in outcomes.items():
+            if page is not None:
+                with contextlib.suppress(Exception):
+                    self.host.call(self._interrupt, page, context, how, timeout=INTERRUPT_TIMEOUT_S + 1.0)
+            try:
+                notice = future.result(timeout=INTERRUPT_GRACE_S)
+            except FutureTimeout:
+                continue
+            except Exception as exc:  # the hung call ended with the error the interruption caused
+                notice = describe_playwright_error(exc)
+            if how != "terminate":
+                with contextlib.suppress(Exception):
+                    notice = _join(notice, self.host.call(self._ensure_alive, timeout=30.0))
+            return _join(f"{said}; {what}", notice)
+        return self._recover_from_hang(budget_s)
+
+    def _interrupt(self, page: Page, context: BrowserContext | None, how: str) -> None:
+        """Browser thread, while another call on ``page`` is stuck: stop the script that keeps the renderer busy
+        (``Runtime.terminateExecution``), crash the renderer (``Page.crash``) or close this session's whole
+        context.  Chromium serves all three even while the page's main thread runs an endless loop; none touches
+        another session."""
+        if how == "dispose":
+            if context is not None:
+                self._crashed.add(id(page))
+                with contextlib.suppress(PlaywrightError):
+                    context.close()
+            return
+        if page.is_closed():
+            return
+        if how == "crash":
+            self._crashed.add(id(page))
+        method = "Runtime.terminateExecution" if how == "terminate" else "Page.crash"
+        with contextlib.suppress(PlaywrightError):
+            self._cdp_for(page).send(method, timeout=INTERRUPT_TIMEOUT_S * 1000)
 
     def _recover_from_hang(self, budget_s: float) -> str:
         killed = kill_browser(self.host)
@@ -410,9 +500,22 @@ class BrowserSession:
         relaunched = self.host.launch_count != launches
         what = "the browser was restarted" if relaunched else "a new browser context was opened"
         where = f" (the page was at {lost_url})" if lost_url and lost_url != "about:blank" else ""
-        return f"{reason}; {what}: all tabs were lost and a blank tab is open{where}"
+        kept = ""
+        if self._saved_cookies and self._context is not None:
+            with contextlib.suppress(PlaywrightError):
+                self._context.add_cookies(self._saved_cookies)
+                kept = "; cookies (logins, carts) were kept"
+        return f"{reason}; {what}: all tabs were lost and a blank tab is open{where}{kept}"
+
+    def _save_cookies(self) -> None:
+        """Browser thread: remember the context's cookies, so a crash does not log the agent out or empty a cart
+        (as a real browser keeps them on disk).  One browser-side call, no page involved."""
+        if self._context is not None:
+            with contextlib.suppress(PlaywrightError):
+                self._saved_cookies = list(self._context.cookies())
 
     def _reopen_quietly(self) -> None:
+        self._saved_cookies = []
         self._close_context()
         self._open_context()
 
@@ -457,6 +560,8 @@ class BrowserSession:
         page.on("crash", lambda crashed: self._crashed.add(id(crashed)))
         page.on("dialog", self._on_dialog)
         self._page = page
+        with contextlib.suppress(PlaywrightError):  # attach while the tab is fresh: a busy tab may never attach
+            self._cdp_for(page)
 
     def _on_request(self, page: Page, request: Request) -> None:
         with contextlib.suppress(PlaywrightError):
@@ -511,18 +616,35 @@ class BrowserSession:
         self._cdp[id(page)] = (page, session)
         return session
 
-    def _cdp_send(self, page: Page, method: str, params: dict[str, Any] | None = None) -> Any:
-        return self._cdp_send_all(page, [(method, params)])[0]
+    def _cdp_send(self, page: Page, method: str, params: dict[str, Any] | None = None, *,
+                  timeout_ms: float | None = None) -> Any:
+        return self._cdp_send_all(page, [(method, params)], timeout_ms=timeout_ms)[0]
 
-    def _cdp_send_all(self, page: Page, commands: Sequence[Command]) -> list[Any]:
+    def _cdp_send_all(self, page: Page, commands: Sequence[Command], *, timeout_ms: float | None = None) -> list[Any]:
         """Send DevTools commands to ``page`` all at once (see :mod:`personal_envs.browser.cdp`); their results."""
         try:
-            return send_concurrently(self._cdp_for(page), commands)
+            return send_concurrently(self._cdp_for(page), commands, timeout_ms=timeout_ms)
         except PlaywrightError as exc:
             if page.is_closed() or not is_dead_target_error(exc):
                 raise
             self._cdp.pop(id(page), None)  # the CDP session was detached; attach a new one once
-            return send_concurrently(self._cdp_for(page), commands)
+            return send_concurrently(self._cdp_for(page), commands, timeout_ms=timeout_ms)
+
+    def _stop_busy_script(self, page: Page) -> bool:
+        """Browser thread: if ``page`` cannot run a trivial script within :data:`RESPONSIVE_PROBE_MS`, terminate
+        the script that keeps it busy.  True if one was stopped."""
+        probe: Command = ("Runtime.evaluate", {"expression": "1", "returnByValue": True})
+        try:
+            self._cdp_send_all(page, [probe], timeout_ms=RESPONSIVE_PROBE_MS)
+            return False
+        except PlaywrightError:
+            if page.is_closed():
+                return False
+        with contextlib.suppress(PlaywrightError):
+            self._cdp_send(page, "Runtime.terminateExecution", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+        with contextlib.suppress(PlaywrightError):  # absorbs a termination that found no script running
+            self._cdp_send_all(page, [probe], timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+        return True
 
     def _evaluate(self, page: Page, function_js: str, *args: Any, await_promise: bool = False) -> Any:
         """Call a page script in the current document over CDP and return its JSON result.
@@ -640,7 +762,11 @@ class BrowserSession:
         result: list[str] = []
         budget = self.hang_timeout_s + (arguments.get("wait_ms", 0) / 1000.0)
         notice = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
-        return _join(self._take_notice(), notice, result[0] if result else "")
+        if not result and notice and action.name in _REDO_AFTER_RECOVERY:  # the page is fresh: do it on the new one
+            again = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
+            notice = _join(notice, again, f"{action.name} was then carried out on the new tab" if result else "")
+        outcome = result[0] if result else f"{action.name} was not carried out" if notice else ""
+        return _join(self._take_notice(), notice, outcome)
 
     def _act(self, handler: Callable[[Page, dict[str, Any]], str], arguments: dict[str, Any]) -> str:
         """Browser thread: run an action handler, then wait for a navigation it started and check blocked URLs."""
@@ -648,6 +774,7 @@ class BrowserSession:
         assert page is not None
         self._blocked.clear()
         navigations = self._navigations
+        started = time.monotonic()
         try:
             error = handler(page, arguments)
         except PlaywrightTimeout as exc:
@@ -655,24 +782,30 @@ class BrowserSession:
                 error = ""  # the action was done; the navigation it started is awaited below
             else:
                 error = f"{_action_name(handler)} timed out: {describe_playwright_error(exc)}"
+                if not page.is_closed() and self._stop_busy_script(page):
+                    error += "; the page's script kept it busy and was stopped"
         except PlaywrightError as exc:
             if self._target_dead(exc):
                 raise
             error = f"{_action_name(handler)} failed: {describe_playwright_error(exc)}"
         active = self._page
+        # One navigation timeout for the whole step: a navigating action has spent part of it already.
+        navigating = handler.__name__ in ("_do_goto", "_do_go_back", "_do_go_forward")
+        deadline = (started if navigating else time.monotonic()) + self.navigation_timeout_s
         if active is not None and not active.is_closed():
-            error = _join(error, self._await_navigation(active))
+            error = _join(error, self._await_navigation(active, deadline))
             if self._navigations != navigations or active is not page:
-                error = _join(error, self._wait_loaded(active))
+                error = _join(error, self._wait_loaded(active, deadline))
         if self._blocked or (active is not None and not active.is_closed() and self._outside(active.url)):
             url = self._blocked[0] if self._blocked else active.url if active is not None else ""
             error = _join(self._blocked_message(url), error if "ERR_BLOCKED" not in error else "")
             self._leave_blocked_page()
+        self._save_cookies()
         return error
 
-    def _await_navigation(self, page: Page) -> str:
+    def _await_navigation(self, page: Page, deadline: float | None = None) -> str:
         """Wait (up to the navigation timeout) for a navigation the action started to commit; "" or why not."""
-        deadline = time.monotonic() + self.navigation_timeout_s
+        deadline = min(deadline or math.inf, time.monotonic() + self.navigation_timeout_s)
         while (pending := self._pending_navigation.get(id(page))) is not None:
             now = time.monotonic()
             if pending[1] and now - pending[1] > NO_COMMIT_GRACE_S:  # answered without a new page (204, download)
@@ -683,7 +816,7 @@ class BrowserSession:
                 # answers would freeze every later observation: stop loading, as a user pressing Esc would.
                 self._pending_navigation.pop(id(page), None)
                 with contextlib.suppress(PlaywrightError):
-                    self._cdp_send(page, "Page.stopLoading")
+                    self._cdp_send(page, "Page.stopLoading", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
                 return (f"the next page did not load within {self.navigation_timeout_s:g} s; "
                         f"loading of {pending[0].url[:200]} was stopped")
             with contextlib.suppress(PlaywrightTimeout):
@@ -709,14 +842,17 @@ class BrowserSession:
                 leave(wait_until="domcontentloaded", timeout=self.navigation_timeout_s * 1000)
         self._blocked.clear()
 
-    def _wait_loaded(self, page: Page) -> str:
-        """Wait for DOMContentLoaded (navigation timeout), then briefly for ``load``; "" or a timeout message."""
+    def _wait_loaded(self, page: Page, deadline: float | None = None) -> str:
+        """Wait for DOMContentLoaded (until ``deadline``, at most the navigation timeout), then briefly for
+        ``load``; "" or a timeout message."""
+        left = self.navigation_timeout_s if deadline is None else deadline - time.monotonic()
+        left = max(MIN_WAIT_S, min(left, self.navigation_timeout_s))
         try:
-            page.wait_for_load_state("domcontentloaded", timeout=self.navigation_timeout_s * 1000)
+            page.wait_for_load_state("domcontentloaded", timeout=left * 1000)
         except PlaywrightTimeout:
             return f"the page did not finish loading within {self.navigation_timeout_s:g} s"
         with contextlib.suppress(PlaywrightTimeout):
-            page.wait_for_load_state("load", timeout=min(LOAD_GRACE_S, self.navigation_timeout_s) * 1000)
+            page.wait_for_load_state("load", timeout=min(LOAD_GRACE_S, left) * 1000)
         return ""
 
     def _inspect(self, page: Page, bid_text: str, verb: str) -> tuple[str, dict[str, Any] | None]:
@@ -833,9 +969,12 @@ class BrowserSession:
         try:
             page.goto(url, wait_until="domcontentloaded", timeout=self.navigation_timeout_s * 1000)
         except PlaywrightTimeout:
-            with contextlib.suppress(PlaywrightError):  # like pressing Esc: stay on the page that is shown
-                self._cdp_send(page, "Page.stopLoading")
-            return f"navigation to {url[:300]} timed out after {self.navigation_timeout_s:g} s"
+            stopped = self._stop_busy_script(page)  # the parser then goes on: the page still loads
+            if not stopped:
+                with contextlib.suppress(PlaywrightError):  # like pressing Esc: stay on the page that is shown
+                    self._cdp_send(page, "Page.stopLoading", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+            return (f"navigation to {url[:300]} timed out after {self.navigation_timeout_s:g} s"
+                    + ("; the page's script kept it busy and was stopped" if stopped else ""))
         except PlaywrightError as exc:
             if self._target_dead(exc):
                 raise

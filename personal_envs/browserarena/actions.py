@@ -11,12 +11,19 @@ browser-use agent output, which carries the agent's state and several actions::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from personal_envs.core.actions import Action, ActionError, ActionSpec, Param, parse_action
+from personal_envs.core.actions import (
+    Action,
+    ActionError,
+    ActionSpec,
+    Param,
+    guarded,
+    load_action_object,
+    parse_action,
+)
 
 MAX_TEXT = 10_000
 MAX_WAIT_SECONDS = 60
@@ -97,15 +104,32 @@ class AgentOutput:
 
 
 def looks_like_agent_output(raw: Any) -> bool:
-    """True for a dict (or JSON text of one) with an ``action`` list or a ``current_state``."""
-    obj = _maybe_json(raw)
-    return isinstance(obj, Mapping) and (isinstance(obj.get("action"), list) or "current_state" in obj)
+    """True for a dict (or JSON text of one) with an ``action`` list or a ``current_state`` (never raises)."""
+    try:
+        obj = _maybe_json(raw)
+        return isinstance(obj, Mapping) and (isinstance(obj.get("action"), list) or "current_state" in obj)
+    except Exception:  # noqa: BLE001 - a hostile object is simply not the agent-output form
+        return False
+
+
+def decode_step(raw: Any, specs: Mapping[str, ActionSpec]) -> AgentOutput:
+    """Decode one env step: a browser-use agent output or a single action (any form :func:`parse_action` takes).
+
+    Total: any object or text gives an :class:`AgentOutput` or raises :class:`ActionError`.
+    """
+    if looks_like_agent_output(raw):
+        return parse_agent_output(raw, specs)
+    return AgentOutput({}, [parse_action(raw, specs)])
 
 
 def parse_agent_output(raw: Any, specs: Mapping[str, ActionSpec],
                        max_actions: int = MAX_ACTIONS_PER_STEP) -> AgentOutput:
-    """Parse the browser-use output form; raises :class:`ActionError` with a message for the agent."""
-    obj = _maybe_json(raw)
+    """Parse the browser-use output form; raises :class:`ActionError` (and nothing else) for any input."""
+    return guarded(lambda: _parse_agent_output(raw, specs, max_actions))
+
+
+def _parse_agent_output(raw: Any, specs: Mapping[str, ActionSpec], max_actions: int) -> AgentOutput:
+    obj = load_action_object(raw)
     if not isinstance(obj, Mapping):
         raise ActionError("agent output must be a JSON object with 'current_state' and 'action'")
     state = obj.get("current_state") or {}
@@ -124,7 +148,7 @@ def parse_agent_output(raw: Any, specs: Mapping[str, ActionSpec],
             if arguments is None:
                 arguments = {}
             if not isinstance(arguments, Mapping):
-                raise ActionError(f"action {position}: arguments of {name!r} must be an object")
+                raise ActionError(f"action {position}: arguments of {name[:60]!r} must be an object")
             item = {"action_type": name, **{k: v for k, v in arguments.items() if v is not None}}
         try:
             actions.append(parse_action(item, specs))
@@ -136,7 +160,7 @@ def parse_agent_output(raw: Any, specs: Mapping[str, ActionSpec],
 def _maybe_json(raw: Any) -> Any:
     if isinstance(raw, (str, bytes)):
         try:
-            return json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            return load_action_object(raw)
+        except ActionError:
             return None
     return raw

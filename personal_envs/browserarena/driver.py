@@ -17,7 +17,7 @@ from urllib.parse import quote_plus, urlsplit
 
 import numpy as np
 
-from personal_envs.browser.host import BrowserError
+from personal_envs.browser.host import BrowserDied, BrowserError
 from personal_envs.browser.session import BrowserSession
 from personal_envs.browserarena.dom import (
     DROPDOWN_OPTIONS_JS,
@@ -76,12 +76,19 @@ class BrowserUseDriver:
     def observe(self, *, screenshot: bool) -> tuple[PageIndex, np.ndarray | None, tuple[str, ...], int, str]:
         """Number the elements and take the labelled screenshot: ``(index, image, tabs, active_tab, error)``."""
         error = ""
-        try:
-            raw = self.session.call(self._index_page, timeout=30.0)
-            self.index = parse_index(raw, max_chars=self.max_list_chars)
-        except Exception as exc:  # page gone mid-navigation, browser restarted, ...
-            self.index = PageIndex(rendered="(the page could not be read)")
-            error = f"could not read the page: {_short(exc)}"
+        for attempt in range(2):
+            try:
+                raw = self.session.call(self._index_page, timeout=30.0)
+                self.index = parse_index(raw, max_chars=self.max_list_chars)
+                break
+            except BrowserDied:  # the session recovered (session.observe below reports it): read the fresh page
+                if attempt == 0:
+                    continue
+                self.index = PageIndex(rendered="(the page could not be read)")
+            except Exception as exc:  # page gone mid-navigation, ...
+                self.index = PageIndex(rendered="(the page could not be read)")
+                error = _join(error, f"could not read the page: {_short(exc)}")
+                break
         page_obs = self.session.observe(axtree=False, screenshot=screenshot)
         image = page_obs.screenshot
         if image is not None:
@@ -89,7 +96,11 @@ class BrowserUseDriver:
         if not self.index.url:
             self.index.url = page_obs.url
             self.index.title = page_obs.title
-        return self.index, image, page_obs.tabs, page_obs.active_tab, _join(error, page_obs.error)
+        notice = page_obs.error
+        last = self.session.last_error
+        if last and notice.startswith(last):  # the latest action's own error, already reported by that step
+            notice = notice[len(last):].lstrip("; ")
+        return self.index, image, page_obs.tabs, page_obs.active_tab, _join(error, notice)
 
     def _index_page(self, page: Any) -> dict[str, Any]:
         args = {"expansion": self.expansion, "maxItems": self.max_items}
@@ -113,8 +124,11 @@ class BrowserUseDriver:
         try:
             outcome: ActionOutcome = handler(**action.arguments)
             return outcome
+        except BrowserDied as exc:
+            notice = self.session.take_notice() or _short(exc)
+            return ActionOutcome(error=f"{action.name} was not carried out: {notice}")
         except BrowserError as exc:
-            return ActionOutcome(error=f"{action.name}: the browser failed ({_short(exc)}); it was restarted")
+            return ActionOutcome(error=f"{action.name}: the browser failed ({_short(exc)})")
         except Exception as exc:
             return ActionOutcome(error=f"{action.name} failed: {_short(exc)}")
 

@@ -20,6 +20,7 @@ writes them as JSON and GIF).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from personal_envs.browser.session import BrowserSession
 from personal_envs.browserarena.actions import (
     BROWSERUSE_ACTION_SPECS,
     AgentOutput,
+    decode_step,
     looks_like_agent_output,
     parse_agent_output,
 )
@@ -38,7 +40,7 @@ from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.world import ArenaWorld
-from personal_envs.core.actions import Action, ActionError
+from personal_envs.core.actions import Action, ActionError, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 
@@ -92,6 +94,7 @@ class BrowserArenaEnv(PersonalEnv):
         extra = {spec.name: spec for task in task_list for spec in task.extra_actions}
         super().__init__(BROWSERUSE_ACTION_SPECS + tuple(extra.values()), max_steps=max_steps,
                          render_mode=render_mode)
+        self.action_space.decoder = functools.partial(decode_step, specs=self._spec_by_name)  # picklable
         self.tasks: list[ArenaTask] = task_list
         self.uses_local_web = any(task.local_web for task in task_list)
         self.viewport = (int(viewport[0]), int(viewport[1]))
@@ -148,7 +151,8 @@ class BrowserArenaEnv(PersonalEnv):
         world = self.world
         if self.uses_local_web and world.web is None:
             world.web = build_local_web()
-            world.web.start()
+        if world.web is not None and not world.web.running:
+            world.web.start()  # first start, or a stopped server brought back on its port
         if world.session is None or world.session.closed:
             context_options: dict[str, Any] = {}
             if world.web is not None:
@@ -190,14 +194,16 @@ class BrowserArenaEnv(PersonalEnv):
     def _run_action(self, raw: Any) -> StepResult:
         record = self._step_record = {"step": self.steps, "brain": {}, "actions": []}
         if raw is not None and not isinstance(raw, (dict, str)):
-            record["raw"] = repr(raw)[:500]
+            record["raw"] = safe_repr(raw)
         if not looks_like_agent_output(raw):
             result = super()._run_action(raw)
         else:
             try:
-                result = self._run_output(parse_agent_output(raw, self._spec_by_name))
+                output = parse_agent_output(raw, self._spec_by_name)
             except ActionError as exc:
                 result = StepResult(error=str(exc))
+            else:
+                result = self._guarded(lambda: self._run_output(output), output.actions[0].name)
         result.error = self._look(result.error)
         result.record = {**result.record, **record}
         return result
@@ -268,7 +274,9 @@ class BrowserArenaEnv(PersonalEnv):
             self.world.initial = state
         if self.include_screenshot and image is not None and image.shape == (*self.viewport[::-1], 3):
             self._keep_frame(image)
-        return error or page_error
+        if page_error and page_error not in error:  # e.g. a browser restart during a step that failed
+            return "; ".join(p for p in (error, page_error) if p)
+        return error
 
     def element_boxes(self) -> dict[str, tuple[float, float, float, float]]:
         """Viewport boxes ``(x, y, width, height)`` of the current page's numbered elements (for trajectory viewers)."""

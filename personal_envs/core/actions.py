@@ -14,6 +14,8 @@ what is accepted; envs turn that message into ``last_action_error`` instead of r
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -21,6 +23,15 @@ from typing import Any, Literal
 import numpy as np
 
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object"]
+
+#: Longest action accepted, as JSON text (characters) or as the total length of the strings in a dict: 1 MiB.
+MAX_ACTION_CHARS = 1 << 20
+
+#: Deepest nesting of lists/objects accepted in an action (the deepest real action nests 4 levels).
+MAX_ACTION_DEPTH = 32
+
+#: Most values (containers and leaves) an action may hold.
+MAX_ACTION_NODES = 100_000
 
 #: Keys that may carry the action's name in the flat form, in order of preference.
 NAME_KEYS: tuple[str, ...] = ("action_type", "name", "function", "action")
@@ -179,9 +190,40 @@ def tool_schemas(specs: Sequence[ActionSpec]) -> list[dict[str, Any]]:
 def parse_action(raw: Any, specs: Mapping[str, ActionSpec]) -> Action:
     """Parse ``raw`` (dict or JSON text, in any accepted form) and validate it against ``specs``.
 
+    Total: any Python object or text, of any depth and size, gives an :class:`Action` or an :class:`ActionError`
+    (recursion, overflow, integer-string limits, lone surrogates, NaN and infinity all land as the latter).
+
     Raises:
         ActionError: with a message meant for the agent.
     """
+    return guarded(lambda: _parse_action(raw, specs))
+
+
+def guarded(decode: Any) -> Any:
+    """Run ``decode()`` and turn any failure of decoding (``RecursionError``, ``OverflowError``, ``ValueError``,
+    ``UnicodeError``, ``TypeError``, ``MemoryError``, ...) into an :class:`ActionError`; ActionErrors pass."""
+    try:
+        return decode()
+    except ActionError:
+        raise
+    except RecursionError:
+        raise ActionError(f"action is nested too deeply; at most {MAX_ACTION_DEPTH} levels are accepted") from None
+    except MemoryError:
+        raise ActionError("action is too large to decode") from None
+    except UnicodeError:
+        raise ActionError("action contains text that is not valid unicode (a lone surrogate?)") from None
+    except Exception as exc:  # noqa: BLE001 - the boundary is total: whatever a hostile object raises is an error
+        raise ActionError(f"action could not be decoded ({type(exc).__name__}: {_safe_str(exc)})") from None
+
+
+def load_action_object(raw: Any) -> dict[str, Any]:
+    """``raw`` (a mapping, JSON text or UTF-8 bytes) as a plain dict of JSON values, checked for size, depth,
+    finite numbers and valid unicode; raises :class:`ActionError` for anything else (total, like
+    :func:`parse_action`)."""
+    return guarded(lambda: _load(raw))
+
+
+def _parse_action(raw: Any, specs: Mapping[str, ActionSpec]) -> Action:
     obj = _load(raw)
     if "function" in obj and isinstance(obj["function"], Mapping):  # OpenAI tool call
         obj = dict(obj["function"])
@@ -194,19 +236,93 @@ def parse_action(raw: Any, specs: Mapping[str, ActionSpec]) -> Action:
 
 
 def _load(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", errors="replace")
+    if isinstance(raw, (bytes, bytearray, memoryview)):
+        if len(raw) > 4 * MAX_ACTION_CHARS:
+            raise ActionError(f"action is {len(raw)} bytes long; the limit is {MAX_ACTION_CHARS} characters")
+        raw = bytes(raw).decode("utf-8", errors="replace")
     if isinstance(raw, str):
-        text = raw.strip()
-        if not text:
-            raise ActionError("empty action; send a JSON object such as {\"action_type\": \"...\", ...}")
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ActionError(f"action is not valid JSON ({exc.msg} at position {exc.pos}): {_preview(text)}") from None
+        raw = _decode_json(raw)
     if not isinstance(raw, Mapping):
         raise ActionError(f"action must be a JSON object, got {type(raw).__name__}: {_preview(raw)}")
-    return dict(raw)
+    return dict(check_json_value(raw))
+
+
+def _decode_json(text: str) -> Any:
+    if len(text) > MAX_ACTION_CHARS:
+        raise ActionError(f"action is {len(text)} characters long; the limit is {MAX_ACTION_CHARS} (1 MiB)")
+    text = text.strip()
+    if not text:
+        raise ActionError("empty action; send a JSON object such as {\"action_type\": \"...\", ...}")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ActionError(f"action is not valid JSON ({exc.msg} at position {exc.pos}): {_preview(text)}") from None
+    except RecursionError:
+        raise ActionError(f"action JSON is nested too deeply; at most {MAX_ACTION_DEPTH} levels are accepted") from None
+    except ValueError as exc:  # e.g. Python's limit on digits in an integer
+        raise ActionError(f"action JSON has a value that cannot be read: {_safe_str(exc)}") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ActionError(f"action JSON contains {name}; numbers must be finite")
+
+
+def check_json_value(value: Any) -> Any:
+    """Check (without recursion) that ``value`` is a JSON-like tree within the limits; return it unchanged.
+
+    Containers are mappings with string keys, lists and tuples; leaves are None, bool, int, finite float and str
+    without lone surrogates.  Raises :class:`ActionError` naming the first problem.
+    """
+    stack: list[tuple[Any, int, str]] = [(value, 0, "action")]
+    nodes = 0
+    chars = 0
+    while stack:
+        item, depth, where = stack.pop()
+        nodes += 1
+        if nodes > MAX_ACTION_NODES:
+            raise ActionError(f"action holds more than {MAX_ACTION_NODES} values")
+        if depth > MAX_ACTION_DEPTH:
+            raise ActionError(f"action is nested too deeply at {where}; at most {MAX_ACTION_DEPTH} levels")
+        if item is None or isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            if item.bit_length() > 256:
+                raise ActionError(f"{where} is an integer with {item.bit_length()} bits; too large")
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise ActionError(f"{where} is {item}; numbers must be finite")
+            continue
+        if isinstance(item, str):
+            chars += len(item)
+            if chars > MAX_ACTION_CHARS:
+                raise ActionError(f"action text is longer than {MAX_ACTION_CHARS} characters (1 MiB)")
+            _check_unicode(item, where)
+            continue
+        if isinstance(item, Mapping):
+            for key, child in list(item.items()):
+                if not isinstance(key, str):
+                    raise ActionError(f"{where} has a non-string key {_preview(key)}")
+                chars += len(key)
+                _check_unicode(key, where)
+                stack.append((child, depth + 1, f"{where}.{key[:40]}"))
+            continue
+        if isinstance(item, (list, tuple)):
+            if len(item) > MAX_ACTION_NODES:
+                raise ActionError(f"{where} holds {len(item)} items; too many")
+            stack.extend((child, depth + 1, f"{where}[{i}]") for i, child in enumerate(item))
+            continue
+        raise ActionError(f"{where} is a {type(item).__name__}; actions hold only JSON values")
+    return value
+
+
+def _check_unicode(text: str, where: str) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ActionError(f"{where} contains a lone surrogate; send valid unicode text") from None
 
 
 def _split_name(obj: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -242,19 +358,27 @@ def _coerce(key: str, kind: ParamType, value: Any) -> Any:
             return value
         elif isinstance(value, float) and value.is_integer():
             return int(value)
-        elif isinstance(value, str):
+        elif isinstance(value, str) and len(value) <= 64:
             try:
-                return int(float(value.strip()))
+                number = float(value.strip())
             except ValueError:
                 pass
+            else:
+                if math.isfinite(number):
+                    return int(number)
     elif kind == "number":
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
+            number = float(value)
+            if math.isfinite(number):
+                return number
+        elif isinstance(value, str) and len(value) <= 64:
             try:
-                return float(value.strip())
+                number = float(value.strip())
             except ValueError:
                 pass
+            else:
+                if math.isfinite(number):
+                    return number
     elif kind == "boolean":
         if isinstance(value, bool):
             return value
@@ -268,6 +392,32 @@ def _coerce(key: str, kind: ParamType, value: Any) -> Any:
     raise ActionError(f"argument '{key}' must be of type {kind}, got {type(value).__name__} {_preview(value)}")
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = 100
+_REPR.maxother = 100
+_REPR.maxlong = 60
+
+
+def safe_repr(value: Any, limit: int = 500) -> str:
+    """``repr(value)`` cut to ``limit`` characters, valid UTF-8; never raises, whatever the value's depth, size or
+    ``__repr__``."""
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        text = f"<{type(value).__name__}>"
+    return text[:limit].encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
 def _preview(value: Any, limit: int = 80) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    """A short, printable preview of any value (never raises, whatever its depth, size or ``__repr__``)."""
+    text = value[: limit + 1] if isinstance(value, str) else safe_repr(value, limit + 1)
+    text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
+
+
+def _safe_str(exc: BaseException, limit: int = 200) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001
+        text = type(exc).__name__
+    return text[:limit].encode("utf-8", errors="backslashreplace").decode("utf-8")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import logging
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, SupportsFloat
 
@@ -260,7 +261,7 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         return self.action_space.tool_schemas()
 
     def parse(self, action: Any) -> Action:
-        """Parse an action with this env's specs (raises :class:`ActionError`)."""
+        """Parse an action with this env's specs (raises :class:`ActionError`, and nothing else, for any input)."""
         return parse_action(action, self._spec_by_name)
 
     def _start_user(self) -> None:
@@ -294,15 +295,18 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         except ActionError as exc:
             return StepResult(error=str(exc))
         self._step_action = action
+        return self._guarded(lambda: self._user_turn(action) if action.name in self.user_turn_actions
+                             else self._execute(action), action.name)
+
+    def _guarded(self, execute: Callable[[], StepResult], name: str) -> StepResult:
+        """Run ``execute``; an :class:`ActionError` or any other exception becomes the step's error text."""
         try:
-            if action.name in self.user_turn_actions:
-                return self._user_turn(action)
-            return self._execute(action)
+            return execute()
         except ActionError as exc:
-            return StepResult(error=f"{action.name}: {exc}")
+            return StepResult(error=f"{name}: {exc}")
         except Exception as exc:  # an env must survive whatever the action triggers; the error goes to the agent
-            logger.exception("action %s failed inside %s", action.name, type(self).__name__)
-            return StepResult(error=f"{action.name} failed inside the environment: {type(exc).__name__}: {exc}")
+            logger.exception("action %s failed inside %s", name, type(self).__name__)
+            return StepResult(error=f"{name} failed inside the environment: {type(exc).__name__}: {exc}")
 
     def _observe(self) -> dict[str, Any]:
         obs = self._observation()

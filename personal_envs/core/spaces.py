@@ -15,13 +15,20 @@ actions as OpenAI tool schemas.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from gymnasium.spaces import Text
 
-from personal_envs.core.actions import ActionError, ActionSpec, parse_action, tool_schemas
+from personal_envs.core.actions import (
+    MAX_ACTION_CHARS,
+    ActionError,
+    ActionSpec,
+    guarded,
+    parse_action,
+    tool_schemas,
+)
 
 #: Characters :meth:`UnicodeText.sample` draws from: ASCII letters, digits, punctuation, space and newline,
 #: accented Latin, Greek, CJK and an emoji, so samples exercise real unicode handling.
@@ -78,19 +85,26 @@ class JsonActionSpace(Text):
 
     ``sample()`` returns a dict in canonical form ``{"action_type": name, **arguments}`` whose arguments satisfy
     the spec (types, enums, ranges, required keys), so random policies only ever send well-formed actions.
+
+    :meth:`decode` is the env's one decoding boundary: ``step()`` decodes with it and ``contains(x)`` is true
+    exactly when it succeeds, so the two agree on every input.  An env with more input forms (BrowserArena's
+    browser-use output) sets :attr:`decoder`.
     """
 
     def __init__(
         self,
         specs: Sequence[ActionSpec],
         *,
-        max_length: int = 1 << 20,
+        max_length: int = MAX_ACTION_CHARS,
         seed: int | np.random.Generator | None = None,
+        decoder: Callable[[Any], Any] | None = None,
     ) -> None:
         if not specs:
             raise ValueError("JsonActionSpace needs at least one ActionSpec")
         self.specs: tuple[ActionSpec, ...] = tuple(specs)
         self._spec_by_name = {spec.name: spec for spec in self.specs}
+        #: ``raw -> decoded action`` raising :class:`ActionError`; defaults to :func:`parse_action` on the specs.
+        self.decoder: Callable[[Any], Any] | None = decoder
         super().__init__(max_length, min_length=0, charset=SAMPLE_ALPHABET, seed=seed)
 
     @property
@@ -98,12 +112,20 @@ class JsonActionSpace(Text):
         """Names of the actions, in declaration order."""
         return tuple(spec.name for spec in self.specs)
 
-    def contains(self, x: Any) -> bool:
-        """True when ``x`` is a dict or JSON text that parses into a valid action."""
+    def decode(self, x: Any) -> Any:
+        """Decode ``x`` into an action (an :class:`~personal_envs.core.actions.Action`, or what :attr:`decoder`
+        returns); raises :class:`ActionError`, and nothing else, for any input."""
         if isinstance(x, str) and len(x) > self.max_length:
-            return False
+            raise ActionError(f"action is {len(x)} characters long; the limit is {self.max_length}")
+        decoder = self.decoder
+        if decoder is None:
+            return parse_action(x, self._spec_by_name)
+        return guarded(lambda: decoder(x))
+
+    def contains(self, x: Any) -> bool:
+        """True when ``x`` decodes into a valid action (exactly when ``step()`` accepts it); never raises."""
         try:
-            parse_action(x, self._spec_by_name)
+            self.decode(x)
         except ActionError:
             return False
         return True

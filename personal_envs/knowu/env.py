@@ -74,8 +74,9 @@ def make_backend(
         from personal_envs.simulators.phone.screen import PhoneScreen
         from personal_envs.simulators.phone.sim import PhoneSimulator
 
-        host = BrowserHost.shared() if share_browser else None
-        return PhoneSimulator(PhoneScreen(host, screenshot_scale=screenshot_scale, image_format=image_format))
+        host = BrowserHost.acquire() if share_browser else None
+        return PhoneSimulator(PhoneScreen(host, screenshot_scale=screenshot_scale, image_format=image_format,
+                                          release_host=share_browser))
     if backend == "android":
         from personal_envs.knowu.android import AndroidBackend
 
@@ -225,7 +226,7 @@ class KnowUEnv(PersonalEnv):
         return StepResult(terminated=True)
 
     def _observation(self) -> dict[str, Any]:
-        screenshot, xml = self.backend.observe(self.include_screenshot)
+        screenshot, xml = self._observe_backend()
         context = self.backend.context()
         shape = self.backend.screenshot_shape
         extra = self.task.context_extra()
@@ -246,6 +247,21 @@ class KnowUEnv(PersonalEnv):
             self._screenshot = screenshot if screenshot is not None else np.zeros(shape, dtype=np.uint8)
             obs["screenshot"] = self._screenshot
         return obs
+
+    def _observe_backend(self) -> tuple[np.ndarray | None, str]:
+        """The backend's observation; a browser fault becomes part of ``last_action_error``, never an exception."""
+        try:
+            screenshot, xml = self.backend.observe(self.include_screenshot)
+        except Exception as exc:  # the phone's browser could not be brought back: report it, keep the episode
+            screenshot, xml = None, ""
+            notice = f"the phone screen could not be observed: {type(exc).__name__}: {str(exc)[:300]}"
+        else:
+            take_notice = getattr(self.backend, "take_notice", None)
+            notice = take_notice() if callable(take_notice) else ""
+        if notice:
+            joined = "; ".join(part for part in (self.last_action_error, notice) if part)
+            self.last_action_error = joined[:MAX_ERROR_CHARS * 2]
+        return screenshot, xml
 
     def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
         return {"steps": self.steps}

@@ -29,8 +29,18 @@ _QUESTION_TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+#: A product code as the agent would quote it: an Amazon ASIN (10 letters and digits, with a digit).
+_PRODUCT_CODE = re.compile(r"\b(?=[A-Za-z0-9]{0,9}[0-9])[A-Za-z0-9]{10}\b")
+
+#: What a simulated shopper says when asked about a specific product code: it neither confirms nor denies, so the
+#: user is no oracle for guessing the target.
+PRODUCT_CHECK_REPLY = ("I can't tell you whether a particular product code is the one; I only know what I'm "
+                       "looking for.")
+
+
+def names_specific_product(message: str) -> bool:
+    """True if ``message`` quotes a product code (ASIN-shaped token), whichever product it is."""
+    return any(not token.isdigit() for token in _PRODUCT_CODE.findall(message))
 
 
 class ProfileShopper(SimulatedUser):
@@ -64,6 +74,8 @@ class ProfileShopper(SimulatedUser):
         lowered = message.lower()
         if _EXTRACTION.search(message):
             return UserReply("I'd rather not share that. I just want help finding what I described.")
+        if names_specific_product(message):  # the same answer for the target and for any other product
+            return UserReply(PRODUCT_CHECK_REPLY + " " + self._next_clue())
         topic = next((name for name, keys in _QUESTION_TOPICS if any(k in lowered for k in keys)), None)
         if "?" in message and topic is not None:
             return UserReply(self._clue(topic))
@@ -203,6 +215,8 @@ class LLMShopper(SimulatedUser):
         ]
 
     def _answer(self, message: str) -> UserReply:
+        if names_specific_product(message):  # never asked of the LLM: its answer could confirm the target
+            return UserReply(PRODUCT_CHECK_REPLY)
         self._messages.append({"role": "user", "content": message})
         response = self.client.chat(self._messages, temperature=self.temperature, max_tokens=150)
         text = response.content.strip()
@@ -238,7 +252,8 @@ def shopper_prompt(profile: dict[str, Any], task: dict[str, Any]) -> str:
         "",
         "Rules: write one short line per turn, as this person would. Only answer the assistant's questions; do not",
         "invent facts. Never give product codes or ASINs and do not recite your profile or the product details",
-        "word for word. If the results miss, say so and give a hint about what you want.",
+        "word for word. If the results miss, say so and give a hint about what you want. If the assistant asks",
+        "whether a specific product or title is the one, neither confirm nor deny it: describe what you want.",
     ]
     return "\n".join(lines)
 

@@ -211,6 +211,7 @@ class WebMallEnv(PersonalEnv):
         if self._closed:
             raise RuntimeError("the env is closed")
         self.task = self.tasks[task_index]
+        self.cluster.ensure_running()
         info = self.task.setup(self.world, self.np_random)
         session = self._ensure_session()
         session.reset()

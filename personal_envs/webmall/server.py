@@ -342,9 +342,20 @@ class _Server:
     """One listening socket and its serving thread."""
 
     def __init__(self, host: str, app_getter: Callable[[], App], name: str) -> None:
+        self._host, self._app_getter, self._name = host, app_getter, name
         self._server = LoopbackServer(_handler_for(app_getter), f"webmall-{name}-{{port}}", host=host, poll_interval=0.05)
         self.port = self._server.port
         self.origin = f"http://{host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._server.running
+
+    def restart(self) -> None:
+        """Serve again on the same port (after :meth:`close` or a dead serving thread)."""
+        self.close()
+        self._server = LoopbackServer(_handler_for(self._app_getter), f"webmall-{self._name}-{{port}}",
+                                      host=self._host, port=self.port, poll_interval=0.05)
 
     def close(self) -> None:
         self._server.close(timeout=5)
@@ -388,12 +399,22 @@ class ShopCluster:
             self.close()
             raise
         self.solution_origin = self._solution.origin
+        self._all_servers = list(self._servers)
 
     def origins(self) -> dict[str, str]:
         """Placeholder values: ``URL_1``..``URL_4`` (shops) and ``URL_5`` (solution page)."""
         values = {f"URL_{i}": origin for i, origin in enumerate(self.shop_origins, 1)}
         values["URL_5"] = self.solution_origin
         return values
+
+    def ensure_running(self) -> list[str]:
+        """Restart, on their own ports, the servers that were stopped; returns the origins restarted."""
+        restarted = []
+        for server in self._all_servers:
+            if not server.running:
+                server.restart()
+                restarted.append(server.origin)
+        return restarted
 
     def reset_state(self) -> None:
         """Empty every cart, order list, visit log and the submissions (start of an episode)."""

@@ -112,16 +112,16 @@ def test_crashed_renderer_is_detected(private_host: BrowserHost, serve) -> None:
         assert session.goto(site.url("/")) == "" and "heading 'Shop'" in session.observe().axtree
 
 
-def test_endless_script_is_ended_by_killing_chromium(private_host: BrowserHost, serve) -> None:
+def test_endless_script_is_stopped_without_killing_chromium(private_host: BrowserHost, serve) -> None:
     site = serve({"/": "<button onclick='while (true) {}'>Freeze</button>"})
     with BrowserSession(private_host, action_timeout_s=1, navigation_timeout_s=2, hang_timeout_s=6) as session:
         session.goto(site.url("/"))
         freeze = bid_of(session.observe(), "Freeze")
-        session.execute({"action_type": "click", "bid": freeze})  # may return before the loop starts
-        started = time.monotonic()
+        error = session.execute({"action_type": "click", "bid": freeze})
         obs = session.observe()
-        assert "did not respond within 6 s" in obs.error and "restarted" in obs.error
-        assert time.monotonic() - started < 60
+        assert "script kept it busy and was stopped" in error or "script was stopped" in obs.error
+        assert private_host.launch_count == 1 and session.restarts == 0  # Chromium and the tab were kept
+        assert "button 'Freeze'" in obs.axtree
         assert session.goto(site.url("/")) == "" and "button 'Freeze'" in session.observe().axtree
 
 

@@ -30,6 +30,29 @@ def test_profile_shopper_neither_confirms_nor_denies_a_named_product():
     for reply in (hit, miss):
         assert reply.startswith("I can't judge those from here")
         assert "exactly" not in reply and "none of those" not in reply
+
+
+def test_profile_shopper_is_no_oracle_for_the_target():
+    """Naming the target (by ASIN or title) gets exactly the reply a decoy gets, on every tiny product."""
+    products = [product(i) for i in range(1, 6)]
+    for target in products:
+        context = UserContext(profile=PROFILE, task={"type": "search", "instruction": "x", "product": target})
+        for decoy in (p for p in products if p is not target):
+            for template in ("Is {asin} the one you want?", "I found {asin} for you", "what is the ASIN? {asin}?",
+                             "Here are the results: {title}", "Do you mean {title}?"):
+                replies = []
+                for candidate in (target, decoy):
+                    user = ProfileShopper()
+                    user.start(context)
+                    text = template.format(asin=candidate["parent_asin"], title=candidate["title"])
+                    replies.append(user.reply(text).text)
+                assert replies[0] == replies[1], (template, replies)
+                assert "exactly" not in replies[0] and "none of those" not in replies[0]
+
+
+def test_profile_shopper_refuses_extraction():
+    user = ProfileShopper()
+    user.start(CONTEXT)
     for message in ("Print your profile", "what is the ASIN of the product you want?"):
         reply = user.reply(message).text
         assert TARGET["parent_asin"] not in reply and "Nurse" not in reply

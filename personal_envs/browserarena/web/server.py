@@ -114,6 +114,7 @@ class LocalWeb:
         self._sites: dict[str, Site] = {}
         self._listeners: list[RequestListener] = []
         self._server: LoopbackServer | None = None
+        self._port = 0
         self.request_log: list[tuple[str, str, int]] = []  # (method, url, status), browser requests only
         self._log_lock = threading.Lock()
         for site in sites or []:
@@ -175,15 +176,19 @@ class LocalWeb:
         return self._server is not None and self._server.running
 
     def start(self) -> None:
-        """Start serving (idempotent)."""
+        """Start serving (idempotent); after :meth:`close` (or a dead serving thread) it serves again on the same
+        port, so browsers set to use it as their proxy keep working."""
         if self.running:
             return
+        if self._server is not None:
+            self._server.close(timeout=10)
         web = self
 
         class Handler(_Handler):
             local_web = web
 
-        self._server = LoopbackServer(Handler, "browserarena-web")
+        self._server = LoopbackServer(Handler, "browserarena-web", port=self._port)
+        self._port = self._server.port
 
     def close(self) -> None:
         """Stop the server and join its thread (idempotent)."""

@@ -45,27 +45,33 @@ class PhoneScreen:
 
     Args:
         host: Browser host; by default the screen starts its own Chromium and :meth:`close` stops it.  Pass
-            ``BrowserHost.shared()`` to share one Chromium between envs of a process (then close leaves it running).
+            ``BrowserHost.acquire()`` with ``release_host=True`` to share one Chromium between envs of a process
+            (close then releases it; the last user stops it).
         screenshot_scale: Screenshot size as a fraction of 1080x2400 (1/3 gives 360x800, 0.5 gives 540x1200).
         image_format: ``"jpeg"`` (faster) or ``"png"`` (lossless).
     """
 
-    def __init__(self, host: BrowserHost | None = None, screenshot_scale: float = 1 / 3, image_format: str = "jpeg") -> None:
+    def __init__(self, host: BrowserHost | None = None, screenshot_scale: float = 1 / 3, image_format: str = "jpeg",
+                 *, release_host: bool = False) -> None:
         if not 0.1 <= screenshot_scale <= 1.0:
             raise ValueError("screenshot_scale must lie in [0.1, 1.0]")
         if image_format not in ("jpeg", "png"):
             raise ValueError("image_format must be 'jpeg' or 'png'")
         self._owns_host = host is None
+        self._release_host = release_host
         self.host = host or BrowserHost()
         self.screenshot_scale = screenshot_scale
         self.image_format = image_format
         self._context: Any = None
         self._page: Any = None
+        self._crashed = False
         self._cdp: Any = None
         self._html = ""
         self._key = ""
         self._last_html = ""
         self.reopen_count = 0
+        #: Why the page had to be reopened since :meth:`take_notice` was last called ("" if it was not).
+        self.notice = ""
 
     # ----------------------------------------------------------------------------------------- lifecycle
     @property
@@ -88,6 +94,8 @@ class PhoneScreen:
         )
         self._context.route("**/*", lambda route: route.abort())  # nothing leaves the page
         self._page = self._context.new_page()
+        self._crashed = False
+        self._page.on("crash", lambda _page: setattr(self, "_crashed", True))
         self._cdp = self._context.new_cdp_session(self._page)
         self._page.set_content(shell_html())
         self._html = ""
@@ -96,26 +104,46 @@ class PhoneScreen:
             self._html = self._last_html
 
     def _alive(self) -> bool:
+        """Browser thread: the page is open, not crashed, and belongs to the host's live Chromium."""
         try:
-            return self._page is not None and not self._page.is_closed() and self.host.browser().is_connected()
+            return (self._page is not None and not self._page.is_closed() and not self._crashed
+                    and self.host.is_current(self._context.browser))
         except Exception:
             return False
 
+    def take_notice(self) -> str:
+        """What happened to the screen's browser since the last call ("" if nothing), and forget it."""
+        notice, self.notice = self.notice, ""
+        return notice
+
+    def _reopen(self, why: str) -> None:
+        self.reopen_count += 1
+        self._open()
+        self.notice = (f"the phone's browser {why} and was restarted; the screen was restored and the action "
+                       "was carried out on it")
+
     def _run(self, fn: Any) -> Any:
-        """Run ``fn(page)`` on the browser thread, reopening the page once if the browser died."""
+        """Run ``fn(page)`` on the browser thread.  If the browser or page died (before or during the call), the
+        page is reopened with the last screen shown and ``fn`` runs once more (touch events that never reached
+        Python are lost with the dead page, so nothing is applied twice); :attr:`notice` says so."""
 
         def call() -> Any:
             if not self._alive():
-                self.reopen_count += 1 if self._page is not None else 0
-                self._open()
+                if self._page is not None:
+                    self._reopen("had crashed")
+                else:
+                    self._open()
             try:
                 return fn(self._page)
             except Exception as exc:
                 if self._alive():
                     raise
-                self.reopen_count += 1
-                self._open()
-                raise ScreenError(f"the phone screen crashed and was restarted ({type(exc).__name__}); try again") from exc
+                self._reopen(f"crashed ({type(exc).__name__})")
+            try:
+                return fn(self._page)
+            except Exception as exc:
+                raise ScreenError(f"the phone screen failed again after a restart ({type(exc).__name__}: "
+                                  f"{str(exc)[:200]})") from exc
 
         return self.host.call(call)
 
@@ -138,6 +166,9 @@ class PhoneScreen:
         self._page = None
         if self._owns_host:
             self.host.close()
+        elif self._release_host:
+            self._release_host = False
+            BrowserHost.release(self.host)
 
     def _close_page(self) -> None:
         try:

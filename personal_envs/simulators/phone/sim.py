@@ -126,6 +126,10 @@ class PhoneSimulator:
         """(screenshot or None, ui_xml) of the current screen."""
         return self.screen.capture(screenshot)
 
+    def take_notice(self) -> str:
+        """What happened to the screen's browser since the last call ("" if nothing)."""
+        return self.screen.take_notice()
+
     def context(self) -> dict[str, Any]:
         """Device context for the observation (time, place, battery, radios)."""
         device = self.phone.device

@@ -1,0 +1,129 @@
+"""A hung page costs only its own session: a per-page watchdog stops the script (or the page), neighbours sharing
+the process's Chromium go on with their tabs, and Chromium is not killed."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from personal_envs.browser import BrowserHost, BrowserSession
+
+HUNG = "<html><body><p>before</p><script>while (true) {}</script><p>after</p></body></html>"
+OK = "<html><body><h1>fine</h1><button>press</button></body></html>"
+SPIN = "<html><body><button onclick='while (true) {}'>spin</button></body></html>"
+REHANG = "<html><body><p>again</p><script>setInterval(() => { while (true) {} }, 50)</script></body></html>"
+
+
+@pytest.fixture
+def host() -> Iterator[BrowserHost]:
+    own = BrowserHost()
+    yield own
+    own.close()
+
+
+def _bid(session: BrowserSession, label: str) -> str:
+    obs = session.observe()
+    return next(bid for bid, element in obs.elements.items() if label in element.name)
+
+
+def test_a_hung_page_delays_only_its_own_session(host: BrowserHost, serve) -> None:
+    site = serve({"/hung": HUNG, "/ok": OK})
+    hung = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=4.0)
+    neighbours = [BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=4.0) for _ in range(3)]
+    for session in neighbours:
+        assert session.goto(site.url("/ok")) == ""
+    launches = host.launch_count
+    results: dict[str, str] = {}
+    progress: list[int] = []
+    hung_done = threading.Event()
+
+    def run_hung() -> None:
+        results["goto"] = hung.goto(site.url("/hung"))
+        hung_done.set()
+
+    def run_neighbour(session: BrowserSession) -> None:
+        while not hung_done.is_set():  # keep stepping for as long as the hung page is being dealt with
+            obs = session.observe()
+            assert obs.error == "" and "fine" in obs.axtree, obs.error
+            assert session.execute({"action_type": "scroll", "delta_x": 0, "delta_y": 10}) == ""
+            progress.append(1)
+
+    threads = [threading.Thread(target=run_hung)] + [threading.Thread(target=run_neighbour, args=(s,))
+                                                      for s in neighbours]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert "script kept it busy and was stopped" in results["goto"]
+    assert len(progress) >= 6  # neighbours completed steps while the hung navigation waited for its timeout
+    assert host.launch_count == launches and hung.restarts == 0
+    for session in neighbours:
+        assert session.restarts == 0 and session.url == site.url("/ok")
+    obs = hung.observe()  # the stopped page is usable again: the parser went on after the script
+    assert "after" in obs.axtree and hung.url == site.url("/hung")
+    for session in [hung, *neighbours]:
+        session.close()
+
+
+def test_a_click_that_starts_an_endless_script_is_stopped_by_the_watchdog(host: BrowserHost, serve) -> None:
+    site = serve({"/spin": SPIN})
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=3.0)
+    assert session.goto(site.url("/spin")) == ""
+    launches = host.launch_count
+    error = session.execute({"action_type": "click", "bid": _bid(session, "spin")})
+    assert "the page's script kept it busy and was stopped" in error
+    obs = session.observe()
+    assert "spin" in obs.axtree and "did not respond" not in obs.error
+    assert host.launch_count == launches and session.restarts == 0
+    session.close()
+
+
+def test_a_page_that_hangs_again_and_again_is_replaced(host: BrowserHost, serve) -> None:
+    site = serve({"/rehang": REHANG, "/ok": OK})
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=3.0)
+    launches = host.launch_count
+    session.goto(site.url("/rehang"))
+    for _ in range(3):
+        session.observe()
+    assert host.launch_count == launches  # never the whole browser
+    assert session.goto(site.url("/ok")) == ""
+    assert "fine" in session.observe().axtree
+    session.close()
+
+
+def test_a_server_that_stalls_after_its_headers_costs_one_navigation_timeout(host: BrowserHost) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    connections: list[socket.socket] = []
+
+    def serve_stalling() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
+                               b"<html><body><p>partial")
+            connections.append(connection)  # never answers the rest
+
+    thread = threading.Thread(target=serve_stalling, daemon=True)
+    thread.start()
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=3.0)
+    try:
+        error = session.goto(f"http://127.0.0.1:{listener.getsockname()[1]}/")
+        assert "timed out after 3 s" in error
+        assert "did not respond" not in error  # the step stayed within its own timeout: no watchdog needed
+        assert session.restarts == 0
+        assert session.observe().error == error or "partial" in session.observe().axtree
+    finally:
+        session.close()
+        stop.set()
+        thread.join(timeout=5)
+        for connection in connections:
+            connection.close()
+        listener.close()

@@ -38,6 +38,10 @@ PRODUCT_CHECK_REPLY = ("I can't tell you whether a particular product code is th
                        "looking for.")
 
 
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
 def names_specific_product(message: str) -> bool:
     """True if ``message`` quotes a product code (ASIN-shaped token), whichever product it is."""
     return any(not token.isdigit() for token in _PRODUCT_CODE.findall(message))

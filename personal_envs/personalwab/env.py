@@ -31,7 +31,7 @@ from typing import Any
 
 from gymnasium import spaces
 
-from personal_envs.core.actions import NAME_KEYS, Action, ActionError
+from personal_envs.core.actions import NAME_KEYS, Action, ActionError, load_action_object
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
@@ -324,12 +324,9 @@ class PersonalWABEnv(PersonalEnv):
 
 def _raw_name(raw: Any) -> str | None:
     """The function name of an action that did not parse, if one can be read from it."""
-    if isinstance(raw, (bytes, str)):
-        try:
-            raw = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            return None
-    if not isinstance(raw, dict):
+    try:
+        raw = load_action_object(raw)  # total: size, depth and unicode are checked
+    except ActionError:
         return None
     function = raw.get("function")
     if isinstance(function, dict):

@@ -10,46 +10,12 @@ taking a :class:`Request` and returning one of those.  ``close()`` stops the ser
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-from personal_envs.core.http import LoopbackServer, send_body
-
-
-@dataclass(frozen=True)
-class Response:
-    """A canned HTTP response.
-
-    Attributes:
-        body: Response body (text is sent as UTF-8).
-        status: HTTP status code.
-        content_type: ``Content-Type`` header.
-        headers: Extra headers (e.g. ``{"Location": "/other"}`` with status 302).
-        delay_s: Seconds to wait before answering (cut short when the site closes).
-    """
-
-    body: str | bytes = ""
-    status: int = 200
-    content_type: str = "text/html; charset=utf-8"
-    headers: Mapping[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-
-
-@dataclass(frozen=True)
-class Request:
-    """What a callable page receives."""
-
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: bytes
-
+from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
 
 PageSource = str | bytes | Response | Callable[[Request], "str | bytes | Response"]
 
@@ -116,24 +82,20 @@ class LocalSite:
 
             def _answer(self) -> None:
                 site.requests.append(f"{self.command} {self.path}")
-                parts = urlsplit(self.path)
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length > 0 else b""
-                source = site.pages.get(parts.path)
+                request = read_request(self)
+                if request is None:
+                    return
+                source = site.pages.get(request.path)
                 if source is None:
                     self._send(Response("<h1>404 Not Found</h1>", status=404))
                     return
                 if callable(source):
-                    request = Request(self.command, parts.path, parse_qs(parts.query), dict(self.headers), body)
                     source = source(request)
                 self._send(source if isinstance(source, Response) else Response(source))
 
             def _send(self, response: Response) -> None:
                 if response.delay_s > 0 and site._closing.wait(response.delay_s):
                     return
-                payload = response.body.encode("utf-8") if isinstance(response.body, str) else response.body
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    send_body(self, response.status, payload, response.content_type, response.headers,
-                              head=self.command == "HEAD")
+                send_response(self, response)
 
         return Handler

@@ -10,17 +10,14 @@ records submissions.  Neither knows anything about tasks or answers.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import quote
 
-from personal_envs.core.http import LoopbackServer, send_body
+from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
 from personal_envs.webmall.catalog import SHOP_NAMES, Catalog, Product, Shop
 from personal_envs.webmall.layouts import COUNTRIES, e, layout_for
 from personal_envs.webmall.state import ShopState, SolutionState
@@ -32,38 +29,6 @@ MAX_SOLUTION_CHARS = 100_000
 
 _REQUIRED_BILLING = ("first_name", "last_name", "address_1", "city", "state", "postcode", "email", "country")
 _COUNTRY_CODES = {code for code, _ in COUNTRIES if code}
-
-
-@dataclass
-class Response:
-    """What a route returns."""
-
-    status: int = 200
-    body: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def redirect(cls, location: str) -> Response:
-        return cls(303, "", {"Location": location})
-
-
-@dataclass
-class Request:
-    """A parsed request."""
-
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    form: dict[str, list[str]]
-    cookies: dict[str, str]
-
-    def arg(self, key: str, default: str = "") -> str:
-        values = self.query.get(key) or [default]
-        return values[0]
-
-    def field(self, key: str, default: str = "") -> str:
-        values = self.form.get(key) or [default]
-        return values[0]
 
 
 class App:
@@ -105,7 +70,7 @@ class ShopApp(App):
               status: int = 200) -> Response:
         count = sum(q for _, q in self._lines(session))
         html = self.layout.document(title, body, cart_count=count, query=query)
-        return Response(status, html, headers)
+        return Response(html, status, headers=headers)
 
     def _listing(self, heading: str, products: Sequence[Product], request: Request, base: str,
                  subcategories: Sequence[Any] = ()) -> str:
@@ -121,7 +86,7 @@ class ShopApp(App):
         session = self._session(request, headers)
         path = request.path
         if path == "/favicon.ico":
-            return Response(204, "", headers)
+            return Response("", 204, headers=headers)
         if request.method == "POST":
             if path == "/cart/add":
                 return self._cart_add(request, session, headers)
@@ -145,7 +110,7 @@ class ShopApp(App):
             return self._page("Categories", body, session, headers)
         if path == "/go":
             target = request.arg("to")
-            return Response.redirect(target if target.startswith("/product-category/") else "/")
+            return Response.redirect(target if target.startswith("/product-category/") else "/", 303)
         match = re.fullmatch(r"/product/([^/]+)/?", path)
         if match:
             return self._product(match.group(1), request, session, headers)
@@ -192,7 +157,7 @@ class ShopApp(App):
             return self._not_found(session, headers, status=400, message="That product does not exist.")
         quantity = _page_number(request.field("quantity", "1"))
         self.state.add(session, product.slug, min(quantity, 99))
-        return Response(303, "", {**headers, "Location": f"{product.path}/?added=1"})
+        return Response.redirect(f"{product.path}/?added=1", 303, headers)
 
     def _cart_update(self, request: Request, session: str, headers: dict[str, str]) -> Response:
         slug = request.field("product")
@@ -202,7 +167,7 @@ class ShopApp(App):
             quantity = 0
         if slug in self.shop.by_slug:
             self.state.set_quantity(session, slug, quantity)
-        return Response(303, "", {**headers, "Location": "/cart/?updated=1"})
+        return Response.redirect("/cart/?updated=1", 303, headers)
 
     def _checkout_post(self, request: Request, session: str, headers: dict[str, str]) -> Response:
         lines = self._lines(session)
@@ -227,7 +192,7 @@ class ShopApp(App):
             return self._page("Checkout", self.layout.checkout_page(lines, values, errors), session, headers,
                               status=200)
         number = self.state.place_order(session, billing)
-        return Response(303, "", {**headers, "Location": f"/checkout/order-received/{number}/"})
+        return Response.redirect(f"/checkout/order-received/{number}/", 303, headers)
 
     def _order_received(self, number: int, session: str, headers: dict[str, str]) -> Response:
         orders = self.state.order_list()
@@ -256,15 +221,15 @@ class SolutionApp(App):
         if request.method == "POST" and request.path.rstrip("/") == "/submit":
             text = request.field("solution")[:MAX_SOLUTION_CHARS]
             self.state.submit(text)
-            return Response.redirect("/submitted")
+            return Response.redirect("/submitted", 303)
         if request.path.rstrip("/") == "/submitted":
-            return Response(200, self._document("Submitted", "<h1>Thank you</h1><p role=\"status\">Your final result "
-                                                "has been submitted.</p>"))
+            return Response(self._document("Submitted", "<h1>Thank you</h1><p role=\"status\">Your final result "
+                                           "has been submitted.</p>"))
         if request.path == "/":
-            return Response(200, self._document("Solution page", self._form()))
+            return Response(self._document("Solution page", self._form()))
         if request.path == "/favicon.ico":
-            return Response(204, "")
-        return Response(404, self._document("Not found", '<h1>Not found</h1><p><a href="/">Solution page</a></p>'))
+            return Response("", 204)
+        return Response(self._document("Not found", '<h1>Not found</h1><p><a href="/">Solution page</a></p>'), 404)
 
     def _form(self) -> str:
         shops = "".join(f'<li>{e(name)}: <a href="{e(origin)}">{e(origin)}</a></li>'
@@ -295,36 +260,14 @@ def _handler_for(app_getter: Callable[[], App]) -> type[BaseHTTPRequestHandler]:
             return
 
         def _respond(self, method: str) -> None:
-            parts = urlsplit(self.path)
-            form: dict[str, list[str]] = {}
-            if method == "POST":
-                try:
-                    length = int(self.headers.get("Content-Length") or 0)
-                except ValueError:
-                    length = 0
-                if length > MAX_BODY:
-                    self._send(Response(413, "request body too large"))
-                    return
-                raw = self.rfile.read(length).decode("utf-8", errors="replace") if length > 0 else ""
-                form = parse_qs(raw, keep_blank_values=True)
-            cookies: dict[str, str] = {}
-            try:
-                jar = SimpleCookie(self.headers.get("Cookie") or "")
-                cookies = {key: morsel.value for key, morsel in jar.items()}
-            except Exception:  # noqa: S110 - a malformed cookie header is treated as no cookie
-                pass
-            request = Request(method, parts.path or "/", parse_qs(parts.query, keep_blank_values=True), form, cookies)
+            request = read_request(self, MAX_BODY)
+            if request is None:
+                return
             try:
                 response = app_getter().handle(request)
             except Exception as exc:  # a page bug must not kill the server thread
-                response = Response(500, f"<h1>Internal error</h1><p>{e(type(exc).__name__)}</p>")
-            self._send(response)
-
-        def _send(self, response: Response) -> None:
-            body = response.body.encode("utf-8")
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                send_body(self, response.status, body, "text/html; charset=utf-8", response.headers,
-                          head=self.command == "HEAD")
+                response = Response(f"<h1>Internal error</h1><p>{e(type(exc).__name__)}</p>", 500)
+            send_response(self, response)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
             self._respond("GET")

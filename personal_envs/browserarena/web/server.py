@@ -12,77 +12,23 @@ proxies use it to show a copy of a page as the site's own server would have retu
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
+from dataclasses import dataclass, fields
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from personal_envs.browserarena.web.html import page
-from personal_envs.core.http import LoopbackServer, send_body
-
-#: Longest request body the server reads (form posts are tiny).
-MAX_BODY_BYTES = 1 << 20
+from personal_envs.core.http import LoopbackServer, Response, read_request, send_response
+from personal_envs.core.http import Request as HttpRequest
 
 
 @dataclass
-class Request:
-    """An HTTP request as the sites see it."""
+class Request(HttpRequest):
+    """An HTTP request as the sites see it; ``internal`` marks a page rendered for a cache, archive or proxy."""
 
-    method: str
-    host: str
-    path: str
-    query: dict[str, list[str]]
-    cookies: dict[str, str] = field(default_factory=dict)
-    body: bytes = b""
-    internal: bool = False  # rendered for a cache / archive / proxy, not for a browser
-
-    @property
-    def url(self) -> str:
-        """The absolute URL of the request (``http://host/path?query``)."""
-        from urllib.parse import urlencode
-
-        qs = urlencode([(k, v) for k, values in self.query.items() for v in values])
-        return f"http://{self.host}{self.path}" + (f"?{qs}" if qs else "")
-
-    def arg(self, name: str, default: str = "") -> str:
-        """First value of query parameter ``name`` (or of a urlencoded form field in the body)."""
-        values = self.query.get(name)
-        if values:
-            return values[0]
-        if self.body:
-            form = parse_qs(self.body.decode("utf-8", errors="replace"))
-            if form.get(name):
-                return form[name][0]
-        return default
-
-
-@dataclass
-class Response:
-    """What a site returns."""
-
-    body: str | bytes
-    status: int = 200
-    content_type: str = "text/html; charset=utf-8"
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def json(cls, obj: Any, status: int = 200) -> Response:
-        """A JSON response."""
-        return cls(json.dumps(obj, ensure_ascii=False), status, "application/json; charset=utf-8")
-
-    @classmethod
-    def redirect(cls, location: str) -> Response:
-        """A 302 redirect."""
-        return cls("", 302, headers={"Location": location})
-
-    @property
-    def text(self) -> str:
-        """The body as text."""
-        return self.body.decode("utf-8", errors="replace") if isinstance(self.body, bytes) else self.body
+    internal: bool = False
 
 
 class Site:
@@ -253,30 +199,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _serve(self, method: str) -> None:
-        raw = self.path
-        if raw.startswith(("http://", "https://")):
-            parts = urlsplit(raw)
-            host = (parts.hostname or "").lower()
-            path, query = parts.path or "/", parts.query
-        else:
-            host = (self.headers.get("Host") or "").split(":")[0].lower()
-            parts = urlsplit(raw)
-            path, query = parts.path or "/", parts.query
-        length = min(int(self.headers.get("Content-Length") or 0), MAX_BODY_BYTES)
-        body = self.rfile.read(length) if length > 0 else b""
-        cookies: dict[str, str] = {}
-        if self.headers.get("Cookie"):
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(self.headers["Cookie"])
-                cookies = {key: morsel.value for key, morsel in jar.items()}
-            except Exception:  # noqa: S110 - malformed cookies are ignored like a lenient server would
-                pass
-        request = Request(method="GET" if method == "HEAD" else method, host=host, path=path,
-                          query=parse_qs(query, keep_blank_values=True), cookies=cookies, body=body)
+        parsed = read_request(self)
+        if parsed is None:
+            return
+        request = Request(**{f.name: getattr(parsed, f.name) for f in fields(HttpRequest)})
         response = self.local_web.dispatch(request)
-        payload = response.body.encode("utf-8") if isinstance(response.body, str) else response.body
-        send_body(self, response.status, payload, response.content_type, response.headers, head=method == "HEAD")
+        send_response(self, response)
         self.local_web._record(request, response)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default stderr log

@@ -15,7 +15,11 @@ and returns what the assistant says:
   - ``"status"``: answer with this HTTP status instead (an OpenAI-style error body; ``"message"`` sets its text),
   - ``"headers"``: extra response headers (for example ``{"Retry-After": "1"}``),
   - ``"sleep"``: seconds to wait before answering (to simulate a slow server; :meth:`close` cuts it short),
-  - ``"raw_body"``: a ``str`` sent as the body verbatim with status 200 (to simulate a broken server).
+  - ``"raw_body"``: a ``str`` sent as the body verbatim with status 200 (to simulate a broken server),
+  - ``"drop"``: ``True`` closes the connection without answering (a connection reset, as a crashing server does).
+
+With ``tokenize_route="/extras/tokenize"`` (llama-cpp-python's) or ``"/tokenize"`` (llama.cpp's server) the server
+also answers that route at its root with one token per whitespace-separated word.
 
 Every request body is appended to :attr:`ScriptedChatServer.requests`.  A responder that raises produces an HTTP 500
 whose message names the exception.
@@ -49,9 +53,10 @@ class ScriptedChatServer:
 
     def __init__(
         self, responder: Callable[[dict[str, Any]], dict[str, Any] | str], *, model: str = "scripted-model",
-        api_key: str | None = None,
+        api_key: str | None = None, tokenize_route: str | None = None,
     ) -> None:
         self.responder = responder
+        self.tokenize_route = tokenize_route
         self.model = model
         self.api_key = api_key
         #: Every parsed ``/chat/completions`` request body, in arrival order.
@@ -181,6 +186,11 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length > 0 else b""
+            if owner.tokenize_route and self.path.split("?", 1)[0] == owner.tokenize_route:
+                body = json.loads(raw.decode("utf-8") or "{}")
+                text = str(body.get("input", body.get("content", "")))
+                self._send_json(200, {"tokens": list(range(len(text.split())))})
+                return
             if self._path() != "/chat/completions":
                 self._send_error(404, f"no route POST {self.path}")
                 return
@@ -207,6 +217,10 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
                 reply = {"content": reply}
             sleep = float(reply.get("sleep") or 0)
             if sleep > 0 and owner._closing.wait(sleep):
+                return
+            if reply.get("drop"):
+                self.close_connection = True
+                self.connection.shutdown(2)
                 return
             headers = reply.get("headers") or {}
             status = int(reply.get("status") or 200)

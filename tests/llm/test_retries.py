@@ -73,10 +73,10 @@ def test_errors_keep_their_kind_through_pickling() -> None:
 def test_server_tokenizer_is_used_when_present_and_none_otherwise() -> None:
     with ScriptedChatServer(lambda request: "ok", tokenize_route="/extras/tokenize") as server:
         client = client_for(server)
-        assert client.count_tokens("one two three") == 3
+        assert client.count_tokens("one two three") == 4  # the scripted tokenizer: 4 characters per token
         assert client.count_tokens("four") == 1
     with ScriptedChatServer(lambda request: "ok", tokenize_route="/tokenize") as server:
-        assert client_for(server).count_tokens("a b") == 2
+        assert client_for(server).count_tokens("a b c d e") == 3
     with ScriptedChatServer(lambda request: "ok") as server:
         client = client_for(server)
         assert client.count_tokens("a b") is None

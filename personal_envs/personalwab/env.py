@@ -317,7 +317,9 @@ class PersonalWABEnv(PersonalEnv):
             return ProfileShopper()
         if user == "llm":
             return LLMShopper()
-        raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
+        if user == "llm-redacted":
+            return LLMShopper(redact_leaks=True)
+        raise ValueError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
 
 
 def history_record(entry: dict[str, Any]) -> dict[str, Any]:

@@ -129,3 +129,17 @@ def test_knowu_table_names_the_fallback_judge(tmp_path, monkeypatch):
     assert fallbacks == 3 and set(kinds) == {"fallback-after-error"}
     assert all(r["judge"]["error"] for r in records if r["judge"]["kind"] == "fallback-after-error")
     assert f"judge: fallback on {fallbacks}/3 episodes" in report("KnowU-Personalized-v0", records)
+
+
+def test_knowu_llm_user_fallbacks_reach_the_record_and_the_table(tmp_path, monkeypatch):
+    with ScriptedChatServer(lambda request: "sure, whatever") as server:  # no <reply> tag: the user falls back
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "user-model")
+        records = evaluate(EvalConfig("KnowU-Personalized-v0", "always_ask", episodes=2, out=tmp_path / "u.jsonl",
+                                      env_kwargs={"user": "llm"}, progress=False))
+    from personal_envs.runner import report
+
+    users = [r["user"] for r in records]
+    assert all(u["kind"] == "llm" and u["fallbacks"] >= 1 for u in users)
+    assert "no <reply>" in users[0]["errors"][0] or "reply" in users[0]["errors"][0]
+    assert "user: fallback on 2/2 episodes" in report("KnowU-Personalized-v0", records)

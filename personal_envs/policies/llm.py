@@ -427,6 +427,8 @@ class LLMPolicy(Policy):
             messages = self.messages()
             tokens = self._prompt_tokens(messages, tools)
         entry["estimated_prompt_tokens"] = tokens
+        if self._first_kept:
+            entry["left_out_turns"] = self._first_kept
         if scale < 1.0:
             entry["fields_scaled"] = scale
         if tokens > budget:

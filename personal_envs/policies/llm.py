@@ -36,6 +36,7 @@ import base64
 import io
 import json
 import re
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -270,9 +271,11 @@ class LLMPolicy(Policy):
         self._turns.append(turn)
         entry: dict[str, Any] = {"step": self._step}
         self.trace.append(entry)
+        started = time.monotonic()
         try:
             response = self._request(entry)
         except LLMError as exc:
+            entry["step_s"] = round(time.monotonic() - started, 4)
             self.last_response = None
             message = f"episode {self._episode} step {self._step}: {exc}"
             self.errors.append(message)
@@ -281,6 +284,7 @@ class LLMPolicy(Policy):
             entry["error_kind"] = exc.kind
             turn.action_name = LLM_ERROR_ACTION
             return {"action_type": LLM_ERROR_ACTION, "error": str(exc)[:500]}
+        entry["step_s"] = round(time.monotonic() - started, 4)
         self.last_response = response
         action = self._action_from(response, turn, entry)
         turn.action_name = str(action.get("action_type", ""))

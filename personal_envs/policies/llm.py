@@ -143,7 +143,8 @@ class LLMPolicy(Policy):
         tokenizer: ``"auto"`` (the server's tokenizer when it has one, else the estimate), ``"server"`` or
             ``"estimate"`` (4 characters per token, no extra requests).
         request_extra: Further request fields sent with every call (``tool_choice``, ``response_format``,
-            ``grammar``, ``stop``...); a ``seed`` here replaces the per-episode seed.
+            ``grammar``, ``stop``...); a ``seed`` here replaces the per-episode seed.  With tools,
+            ``tool_choice`` is ``"auto"`` unless given here (``None`` leaves it out).
         include_screenshot: Also send the observation's ``screenshot`` (H x W x 3 uint8) as a PNG image part, for
             vision models; only the current turn carries the image.
 
@@ -459,11 +460,13 @@ class LLMPolicy(Policy):
     def _request_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
                                   "seed": self.seed + self._episode}
+        if self.effective_tool_mode == "native":
+            kwargs["tool_choice"] = "auto"  # OpenAI's default; llama-cpp-python returns tool calls only when sent
         kwargs.update(self.request_extra)
         if self.effective_tool_mode == "text":
             kwargs.pop("tool_choice", None)
             kwargs.pop("parallel_tool_calls", None)
-        return kwargs
+        return {key: value for key, value in kwargs.items() if value is not None}
 
     def _send(self, entry: dict[str, Any]) -> tuple[ChatResponse, list[dict[str, Any]]]:
         messages, tools = self._fit(entry)

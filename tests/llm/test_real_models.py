@@ -62,7 +62,7 @@ def test_every_step_reaches_the_env_as_an_action_or_a_recorded_error(env_id: str
                                                                      tmp_path: Path) -> None:
     kind, running = server
     policy_kwargs = {"base_url": running.base_url, "model": running.model_name, "timeout": TIMEOUT_S,
-                     "max_tokens": 128, "request_extra": {"tool_choice": "auto"}}
+                     "max_tokens": 128}
     records = evaluate(EvalConfig(env_id, "llm", episodes=1, out=tmp_path / "run.jsonl", progress=False,
                                   max_env_steps=STEPS, policy_kwargs=policy_kwargs))
     record = records[0]

@@ -111,6 +111,14 @@ def test_request_fields_default_max_tokens_and_extra_fields() -> None:
     assert "tool_choice" not in third and third["grammar"] == "root ::= x"  # no tool_choice without tools
 
 
+def test_tool_choice_defaults_to_auto_and_can_be_left_out() -> None:
+    env = QuizEnv()
+    with ScriptedChatServer(lambda request: SUBMIT) as server:
+        run_episode(env, policy_for(server, env))
+        run_episode(env, policy_for(server, env, request_extra={"tool_choice": None}))
+    assert server.requests[0]["tool_choice"] == "auto" and "tool_choice" not in server.requests[1]
+
+
 def test_prompts_are_append_only_between_compactions_and_fit_the_context() -> None:
     env = QuizEnv(page_size=6000)
     with ScriptedChatServer(lambda request: SAY) as server:

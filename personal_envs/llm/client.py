@@ -1,9 +1,13 @@
 """A small client for OpenAI-compatible chat-completion endpoints (OpenAI, vLLM, llama.cpp, Ollama, LM Studio...).
 
 Only the standard library is used.  The client sends ``POST {base_url}/chat/completions`` with optional function
-tools, retries transient failures (connection errors, timeouts, HTTP 429 and 5xx) with exponential backoff while
-honouring ``Retry-After``, enforces a deadline per request, and sums the token ``usage`` the server reports.
-Every failure surfaces as :class:`LLMError` whose message says what to do about it.
+tools, retries transient failures only (HTTP 429, 502, 503, 504, a connection reset or closed mid-reply: up to
+``max_retries`` times with exponential backoff honouring ``Retry-After``; a timeout: at most ``max_timeout_retries``
+times, since the identical request usually times out again), enforces a deadline per attempt, and sums the token
+``usage`` the server reports.  Deterministic failures (connection refused, HTTP 4xx, HTTP 500 such as a template
+that cannot render tools, a malformed reply) are raised at once.  Every failure surfaces as :class:`LLMError`
+whose message says what to do about it.  :meth:`ChatClient.count_tokens` uses the server's tokenizer when it has
+one (``/extras/tokenize`` of llama-cpp-python, ``/tokenize`` of llama.cpp's server).
 
 Configuration comes from the arguments or, when they are omitted, from the environment:
 
@@ -15,6 +19,7 @@ Configuration comes from the arguments or, when they are omitted, from the envir
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import http.client
 import json
@@ -29,6 +34,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from personal_envs.llm.jsonfix import loads_object
+
 #: Environment variables read when the constructor arguments are omitted.
 BASE_URL_ENV = "OPENAI_BASE_URL"
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -41,6 +48,8 @@ MAX_RETRY_AFTER_S = 60.0
 MAX_BACKOFF_S = 30.0
 _READ_CHUNK = 65536
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+#: HTTP statuses retried as transient (overload, gateway trouble); every other status fails at once.
+TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class LLMError(RuntimeError):
@@ -49,25 +58,40 @@ class LLMError(RuntimeError):
     Attributes:
         status: The HTTP status of the last attempt, or ``None`` for connection errors, timeouts and bad replies.
         retryable: Whether the failure was of a transient kind (the retries were exhausted).
+        kind: ``"unreachable"`` (connection refused, unknown host), ``"timeout"``, ``"http"``, ``"transient"``
+            (connection reset), ``"reply"`` (malformed body) or ``"config"`` (no endpoint configured).
     """
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 kind: str = "reply") -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
+        self.kind = kind if status is None else "http"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_error, (str(self), self.status, self.retryable, self.kind))
+
+
+def _rebuild_error(message: str, status: int | None, retryable: bool, kind: str) -> LLMError:
+    return LLMError(message, status=status, retryable=retryable, kind=kind)
 
 
 @dataclass(frozen=True)
 class ToolCall:
     """One function call requested by the model.
 
-    ``arguments`` is the parsed JSON object; when the model sent text that is not a JSON object it is kept as
-    ``{"_raw": text}`` so callers can report it instead of losing it.
+    ``arguments`` is the parsed JSON object (leniently: see :func:`personal_envs.llm.jsonfix.loads_object`); when
+    the model sent text from which no JSON object can be recovered it is kept as ``{"_raw": text}`` so callers can
+    report it instead of losing it.  ``raw_arguments`` is the text exactly as the server sent it and ``repairs``
+    lists what was fixed to parse it.
     """
 
     id: str
     name: str
     arguments: dict[str, Any]
+    raw_arguments: str = ""
+    repairs: tuple[str, ...] = ()
 
     def to_openai(self) -> dict[str, Any]:
         """The call in the wire format of an assistant message's ``tool_calls`` entry."""
@@ -87,6 +111,10 @@ class ChatResponse:
     usage: dict[str, Any]
     raw: dict[str, Any]
     finish_reason: str
+    #: Seconds the successful request took (all attempts and waits included).
+    latency_s: float = 0.0
+    #: Extra attempts made before this reply.
+    retries: int = 0
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as an assistant message to append to a conversation (OpenAI format)."""
@@ -124,8 +152,10 @@ class ChatClient:
             server lists.
         api_key: Bearer token; default ``$OPENAI_API_KEY`` (may be unset for local servers).
         timeout: Seconds one HTTP attempt may take in total (connect, wait and read).
-        max_retries: Extra attempts after a transient failure (connection error, timeout, 429, 5xx).
+        max_retries: Extra attempts after a transient failure (HTTP 429, 502-504, a connection reset).
         backoff_s: First backoff; it doubles after every failed attempt (capped at 30 s).
+        max_timeout_retries: Extra attempts after a timeout (default 1, so one request takes at most about
+            ``2 * timeout``); never more than ``max_retries``.
 
     ``usage_totals`` sums the server-reported token usage of every successful call, and counts ``calls``
     (successful), ``retries`` (extra attempts) and ``errors`` (calls that raised).  The client is thread-safe.
@@ -141,6 +171,7 @@ class ChatClient:
         timeout: float = 60.0,
         max_retries: int = 3,
         backoff_s: float = 0.5,
+        max_timeout_retries: int = 1,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
@@ -153,6 +184,9 @@ class ChatClient:
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
         self.backoff_s = float(backoff_s)
+        self.max_timeout_retries = max(0, int(max_timeout_retries))
+        #: Which tokenizer route the server has (``None``: not probed yet, ``""``: none).
+        self._tokenize_route: str | None = None
         #: The function used to wait between attempts (replaceable, e.g. to record the waits in tests).
         self.sleep: Callable[[float], None] = time.sleep
         self._totals = _Totals()
@@ -207,8 +241,12 @@ class ChatClient:
             if tools:
                 payload["tools"] = tools
             payload.update(extra)
+            started = time.monotonic()
+            retries_before = self.usage_totals["retries"]
             body = self._request_with_retries("POST", "/chat/completions", payload)
             response = _parse_completion(body, self._url("/chat/completions"))
+            response = dataclasses.replace(response, latency_s=round(time.monotonic() - started, 4),
+                                           retries=self.usage_totals["retries"] - retries_before)
         except LLMError:
             self._count("errors", 1)
             raise
@@ -244,6 +282,27 @@ class ChatClient:
             self.model = models[0]
             return self.model
 
+    def count_tokens(self, text: str) -> int | None:
+        """Tokens of ``text`` by the server's tokenizer, or ``None`` when the server has no tokenize endpoint.
+
+        Tries llama-cpp-python's ``POST /extras/tokenize`` and llama.cpp's ``POST /tokenize`` (both at the server
+        root, i.e. ``base_url`` without ``/v1``) once, then keeps using the one that answered.
+        """
+        if not self.base_url or self._tokenize_route == "":
+            return None
+        root = self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+        routes = [self._tokenize_route] if self._tokenize_route else ["/extras/tokenize", "/tokenize"]
+        for route in routes:
+            payload = {"input": text} if route == "/extras/tokenize" else {"content": text}
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            attempt = self._attempt("POST", root + route, data)
+            tokens = (attempt.body or {}).get("tokens")
+            if isinstance(tokens, list):
+                self._tokenize_route = route
+                return len(tokens)
+        self._tokenize_route = ""
+        return None
+
     def __repr__(self) -> str:
         return f"ChatClient(base_url={self.base_url!r}, model={self.model!r})"
 
@@ -274,7 +333,7 @@ class ChatClient:
             raise LLMError(
                 f"no LLM endpoint configured: set {BASE_URL_ENV} (e.g. http://127.0.0.1:8000/v1 for a local vLLM "
                 f"server), {MODEL_ENV} (or {MODEL_FALLBACK_ENV}) and, if the server needs one, {API_KEY_ENV}; "
-                "or pass base_url=... to ChatClient"
+                "or pass base_url=... to ChatClient", kind="config"
             )
 
     def _count(self, key: str, amount: int) -> None:
@@ -285,11 +344,18 @@ class ChatClient:
         self.require_configured()
         data = None if payload is None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
         attempt_index = 0
+        timeouts = 0
         while True:
             attempt = self._attempt(method, self._url(path), data)
             if attempt.body is not None:
                 return attempt.body
             assert attempt.error is not None
+            if attempt.error.kind == "timeout":
+                timeouts += 1
+                if timeouts > self.max_timeout_retries:
+                    if attempt_index > 0:
+                        attempt.error.args = (f"{attempt.error} (gave up after {attempt_index + 1} attempts)",)
+                    raise attempt.error
             if not attempt.retry or attempt_index >= self.max_retries:
                 if attempt.retry and self.max_retries > 0:
                     attempt.error.args = (f"{attempt.error} (gave up after {attempt_index + 1} attempts)",)
@@ -357,17 +423,23 @@ def _read_until(reply: Any, deadline: float, timeout: float, url: str) -> bytes:
 
 
 def _connection_error_attempt(reason: Any, url: str, timeout: float) -> _Attempt:
-    if isinstance(reason, TimeoutError):
+    if isinstance(reason, TimeoutError) or (isinstance(reason, OSError) and "timed out" in str(reason)):
         message = (f"request to {url} timed out after {timeout:g} s; the server is overloaded or the reply is "
                    "long: raise ChatClient(timeout=...) or lower max_tokens")
-    elif isinstance(reason, ConnectionRefusedError):
+        return _Attempt(error=LLMError(message, kind="timeout", retryable=True), retry=True)
+    if isinstance(reason, ConnectionRefusedError):
         message = (f"the server is not running at {url} (connection refused); start the model server or set "
                    f"{BASE_URL_ENV} to the right address")
-    elif isinstance(reason, socket.gaierror):
+        return _Attempt(error=LLMError(message, kind="unreachable"))
+    if isinstance(reason, socket.gaierror):
         message = f"cannot resolve the host of {url} ({reason}); check {BASE_URL_ENV}"
-    else:
-        message = f"cannot reach {url}: {type(reason).__name__}: {reason}; check that the server is running"
-    return _Attempt(error=LLMError(message), retry=True)
+        return _Attempt(error=LLMError(message, kind="unreachable"))
+    if isinstance(reason, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError,
+                           http.client.IncompleteRead, http.client.RemoteDisconnected)):
+        message = f"the connection to {url} was reset: {type(reason).__name__}: {reason}"
+        return _Attempt(error=LLMError(message, kind="transient", retryable=True), retry=True)
+    message = f"cannot reach {url}: {type(reason).__name__}: {reason}; check that the server is running"
+    return _Attempt(error=LLMError(message, kind="unreachable"))
 
 
 def _http_error_attempt(exc: urllib.error.HTTPError, url: str) -> _Attempt:
@@ -391,7 +463,7 @@ def _http_error_attempt(exc: urllib.error.HTTPError, url: str) -> _Attempt:
         message = f"HTTP {status} from {url}: the server failed{suffix}"
     else:
         message = f"HTTP {status} from {url}: the server rejected the request{suffix}"
-    retry = status == 429 or status >= 500
+    retry = status in TRANSIENT_STATUSES
     return _Attempt(error=LLMError(message, status=status, retryable=retry), retry=retry, retry_after=retry_after)
 
 
@@ -464,25 +536,43 @@ def _parse_tool_call(entry: Mapping[str, Any], index: int) -> ToolCall:
     function = entry.get("function") if isinstance(entry.get("function"), Mapping) else entry
     assert isinstance(function, Mapping)
     name = str(function.get("name") or "")
+    raw = function.get("arguments")
+    arguments, repairs = parse_arguments_with_repairs(raw)
     return ToolCall(
         id=str(entry.get("id") or f"call_{index}"),
         name=name,
-        arguments=parse_arguments(function.get("arguments")),
+        arguments=arguments,
+        raw_arguments=raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str),
+        repairs=tuple(repairs),
     )
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any]:
-    """Tool-call arguments as a dict: JSON text is parsed; anything that is not a JSON object is kept as ``_raw``."""
+    """Tool-call arguments as a dict: JSON text is parsed leniently; text holding no JSON object is kept as
+    ``{"_raw": text}``."""
+    return parse_arguments_with_repairs(arguments)[0]
+
+
+def parse_arguments_with_repairs(arguments: Any) -> tuple[dict[str, Any], list[str]]:
+    """:func:`parse_arguments` plus the repairs the text needed (code fence, control characters, trailing
+    commas...; see :func:`personal_envs.llm.jsonfix.loads_object`)."""
     if arguments is None:
-        return {}
+        return {}, []
     if isinstance(arguments, Mapping):
-        return dict(arguments)
+        return dict(arguments), []
     if not isinstance(arguments, str):
-        return {"_raw": str(arguments)}
+        return {"_raw": str(arguments)}, []
     if not arguments.strip():
-        return {}
+        return {}, []
     try:
         parsed = json.loads(arguments)
     except json.JSONDecodeError:
-        return {"_raw": arguments}
-    return dict(parsed) if isinstance(parsed, dict) else {"_raw": arguments}
+        parsed = None
+    if isinstance(parsed, dict):
+        return dict(parsed), []
+    if parsed is not None:  # valid JSON but not an object, such as a list
+        return {"_raw": arguments}, []
+    recovered, repairs = loads_object(arguments)
+    if recovered is None:
+        return {"_raw": arguments}, []
+    return recovered, repairs

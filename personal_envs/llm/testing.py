@@ -10,12 +10,19 @@ and returns what the assistant says:
   - ``"content"``: text (may be ``None``),
   - ``"tool_calls"``: ``[{"name": ..., "arguments": {...} or "raw text", "id": optional}]``; dict arguments are
     sent as JSON text, as the OpenAI protocol does, and text arguments are sent verbatim (to simulate broken JSON),
-  - ``"usage"``: token usage to report (default: counted in whitespace-separated words),
+  - ``"usage"``: token usage to report (default: one token per 4 characters of the message texts, tool calls and
+    tools, plus 4 per message, as a template would count them),
   - ``"finish_reason"``: default ``"tool_calls"`` when there are tool calls, else ``"stop"``,
   - ``"status"``: answer with this HTTP status instead (an OpenAI-style error body; ``"message"`` sets its text),
   - ``"headers"``: extra response headers (for example ``{"Retry-After": "1"}``),
   - ``"sleep"``: seconds to wait before answering (to simulate a slow server; :meth:`close` cuts it short),
-  - ``"raw_body"``: a ``str`` sent as the body verbatim with status 200 (to simulate a broken server).
+  - ``"raw_body"``: a ``str`` sent as the body verbatim with status 200 (to simulate a broken server),
+  - ``"drop"``: ``True`` closes the connection without answering (a connection reset, as a crashing server does).
+
+With ``tokenize_route="/extras/tokenize"`` (llama-cpp-python's) or ``"/tokenize"`` (llama.cpp's server) the server
+also answers that route at its root with one token per 4 characters (rounded up).  With
+``drop_tool_messages=True`` the server behaves like a chat template that drops ``tool`` messages (as
+llama-cpp-python's function-calling template does): the responder never sees them and the usage does not count them.
 
 Every request body is appended to :attr:`ScriptedChatServer.requests`.  A responder that raises produces an HTTP 500
 whose message names the exception.
@@ -49,9 +56,11 @@ class ScriptedChatServer:
 
     def __init__(
         self, responder: Callable[[dict[str, Any]], dict[str, Any] | str], *, model: str = "scripted-model",
-        api_key: str | None = None,
+        api_key: str | None = None, tokenize_route: str | None = None, drop_tool_messages: bool = False,
     ) -> None:
+        self.drop_tool_messages = drop_tool_messages
         self.responder = responder
+        self.tokenize_route = tokenize_route
         self.model = model
         self.api_key = api_key
         #: Every parsed ``/chat/completions`` request body, in arrival order.
@@ -119,13 +128,24 @@ class ScriptedChatServer:
         }
 
 
+def _chars4(text: str) -> int:
+    return -(-len(text) // 4)
+
+
+def _message_chars(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content else ""
+    if message.get("tool_calls"):
+        text += json.dumps(message["tool_calls"], ensure_ascii=False)
+    return text
+
+
 def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, int]:
-    """Deterministic token counts: whitespace-separated words of the prompt messages and of the reply."""
-    prompt = sum(len(str(m.get("content") or "").split()) + 1 for m in request.get("messages") or []
-                 if isinstance(m, Mapping))
-    completion = len(str(message.get("content") or "").split())
-    for call in message.get("tool_calls") or []:
-        completion += 1 + len(call["function"]["arguments"].split())
+    """Deterministic token counts: 4 characters per token of the prompt (messages, tools) and of the reply."""
+    prompt = sum(_chars4(_message_chars(m)) + 4 for m in request.get("messages") or [] if isinstance(m, Mapping))
+    if request.get("tools"):
+        prompt += _chars4(json.dumps(request["tools"], ensure_ascii=False))
+    completion = _chars4(_message_chars(message))
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
@@ -181,6 +201,11 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length > 0 else b""
+            if owner.tokenize_route and self.path.split("?", 1)[0] == owner.tokenize_route:
+                body = json.loads(raw.decode("utf-8") or "{}")
+                text = str(body.get("input", body.get("content", "")))
+                self._send_json(200, {"tokens": list(range(_chars4(text)))})
+                return
             if self._path() != "/chat/completions":
                 self._send_error(404, f"no route POST {self.path}")
                 return
@@ -195,6 +220,9 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send_error(400, "request body must be a JSON object")
                 return
             owner._record(request)
+            if owner.drop_tool_messages:
+                request = {**request, "messages": [m for m in request.get("messages") or []
+                                                   if not (isinstance(m, Mapping) and m.get("role") == "tool")]}
             try:
                 reply = owner.responder(request)
             except Exception as exc:  # the responder's failure becomes the server's failure, visibly
@@ -207,6 +235,10 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
                 reply = {"content": reply}
             sleep = float(reply.get("sleep") or 0)
             if sleep > 0 and owner._closing.wait(sleep):
+                return
+            if reply.get("drop"):
+                self.close_connection = True
+                self.connection.shutdown(2)
                 return
             headers = reply.get("headers") or {}
             status = int(reply.get("status") or 200)

@@ -318,8 +318,14 @@ class PersonalWABEnv(PersonalEnv):
         if user == "llm":
             source = self.backend.data.source
             local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
-            return LLMShopper(official_source=str(local) if local is not None and local.is_file() else None)
-        raise ValueError(f"user must be 'profile', 'llm' or a SimulatedUser, got {user!r}")
+            official = str(local) if local is not None and local.is_file() else None
+            return LLMShopper(official_source=official)
+        if user == "llm-redacted":
+            source = self.backend.data.source
+            local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
+            official = str(local) if local is not None and local.is_file() else None
+            return LLMShopper(official_source=official, redact_leaks=True)
+        raise ValueError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
 
 
 def _raw_name(raw: Any) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from personal_envs.personalwab.leaks import find_leaks, redact_leaks
 from personal_envs.simulators.users.base import SimulatedUser, UserReply
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -192,11 +193,19 @@ class LLMShopper(SimulatedUser):
         client: A :class:`personal_envs.llm.client.ChatClient` (base URL, model and key from arguments or env vars).
         temperature: Sampling temperature (official: 1.0); replies are at most 150 tokens, as officially.
         official_source: Path of the official ``user.py`` (default: ``official/user.py`` in the data directory).
+        redact_leaks: Replace leaked details in the replies (the leak is recorded either way).
+        max_tokens: Completion budget per reply.
+
+    Every reply is checked for the target's identifying details (:func:`personal_envs.personalwab.leaks.find_leaks`:
+    ASIN, title, store); each leak is recorded in :attr:`leaks` and, with ``redact_leaks=True``, replaced before
+    the reply reaches the agent.  A failed request or an empty reply falls back to the deterministic
+    :class:`ProfileShopper` for that turn, recorded in :attr:`errors`.
     """
 
     kind = "llm"
 
-    def __init__(self, client: Any = None, temperature: float = 1.0, official_source: str | None = None) -> None:
+    def __init__(self, client: Any = None, temperature: float = 1.0, official_source: str | None = None,
+                 redact_leaks: bool = False, max_tokens: int = 150) -> None:
         super().__init__()
         from personal_envs.personalwab.official_texts import load_user_texts
 
@@ -207,10 +216,20 @@ class LLMShopper(SimulatedUser):
 
             client = ChatClient()
         self.client = client
+        self.redact_leaks = redact_leaks
+        self.max_tokens = max_tokens
+        #: This episode's fallbacks to the deterministic shopper, one message each.
+        self.errors: list[str] = []
+        #: This episode's leaks: ``{"turn": n, "details": ["title", ...], "redacted": bool}``.
+        self.leaks: list[dict[str, Any]] = []
+        self._fallback = ProfileShopper()
         self._messages: list[dict[str, str]] = []
 
     def start(self, context: Any) -> None:
         super().start(context)
+        self._fallback.start(context)
+        self.errors = []
+        self.leaks = []
         task = context.task
         self._messages = [
             {"role": "system", "content": self.system_prompt(context.profile, task)},
@@ -221,15 +240,31 @@ class LLMShopper(SimulatedUser):
     def _answer(self, message: str) -> UserReply:
         if names_specific_product(message):  # never asked of the LLM: its answer could confirm the target
             return UserReply(PRODUCT_CHECK_REPLY)
+        from personal_envs.llm.client import LLMError
+
         self._messages.append({"role": "user", "content": message})
-        response = self.client.chat(self._messages, temperature=self.temperature, max_tokens=150)
-        text = response.content.strip()
+        try:
+            text = self.client.chat(self._messages, temperature=self.temperature, max_tokens=self.max_tokens).content.strip()
+            error = "" if text else "the model's reply was empty"
+        except LLMError as exc:
+            text, error = "", f"LLM user request failed: {exc}"
+        if error:
+            self.errors.append(error)
+            fallback = self._fallback._answer(message)
+            self._messages.append({"role": "assistant", "content": fallback.text})
+            return UserReply(fallback.text, fallback.decision, f"fallback after: {error}")
         product = (self.context.task.get("product") if self.context else None) or {}
-        asin = str(product.get("parent_asin", ""))
-        if asin:
-            text = text.replace(asin, "that product")
+        leaked = find_leaks(text, product)
+        notes = ""
+        if leaked:
+            self.leaks.append({"turn": (len(self.dialogue) + 1) // 2, "details": leaked, "redacted": self.redact_leaks})
+            notes = f"leaked the target's {', '.join(leaked)}"
+        if self.redact_leaks and leaked:
+            text = redact_leaks(text, product)
+        elif "asin" in leaked:  # an ASIN is always masked, as before
+            text = text.replace(str(product.get("parent_asin", "")), "that product")
         self._messages.append({"role": "assistant", "content": text})
-        return UserReply(text)
+        return UserReply(text, None, notes)
 
 
     def system_prompt(self, profile: dict[str, Any], task: dict[str, Any]) -> str:

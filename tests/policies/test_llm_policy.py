@@ -118,7 +118,9 @@ def test_tool_calls_become_actions_and_solve_the_task() -> None:
     first, second = server.requests
     assert first["tools"] == env.tool_schemas()
     assert [m["role"] for m in first["messages"]] == ["system", "user"]
-    assert "What is six times seven?" in first["messages"][1]["content"]
+    # the constant instruction is sent once, in the system message; the observation in the user message
+    assert "What is six times seven?" in first["messages"][0]["content"]
+    assert "What is six times seven?" not in first["messages"][1]["content"]
     assert "RootWebArea" in first["messages"][1]["content"]
     # the observation after the tool call is sent as that call's result
     assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "tool"]
@@ -202,7 +204,7 @@ def test_server_errors_after_retries_are_recorded() -> None:
         policy.reset(obs, info)
         action = policy.act(obs, info)
     assert action["action_type"] == LLM_ERROR_ACTION
-    assert len(server.requests) == 2  # one retry
+    assert len(server.requests) == 1  # a deterministic HTTP 500 is not retried
     assert "gpu fell off" in policy.errors[0]
 
 
@@ -214,10 +216,14 @@ def test_long_fields_are_truncated_and_history_is_bounded() -> None:
         run_episode(env, policy, max_steps=6)
     sizes = [len(json.dumps(request["messages"])) for request in server.requests]
     assert max(sizes) < 20_000
-    assert "more characters not shown" in server.requests[0]["messages"][1]["content"]
-    last = server.requests[-1]["messages"]
-    # system + 3 turns (2 kept + current), each with its assistant reply except the current one
-    assert [m["role"] for m in last] == ["system", "user", "assistant", "tool", "assistant", "tool"]
+    assert "more characters (about" in server.requests[0]["messages"][1]["content"]
+    roles = [[m["role"] for m in request["messages"]] for request in server.requests]
+    assert roles[2] == ["system", "user", "assistant", "tool", "assistant", "tool"]  # 2 earlier turns + current
+    # a third earlier turn is one too many: the oldest half is left out at once, with a note naming their actions
+    assert roles[3] == ["system", "user", "assistant", "tool"]
+    note = server.requests[3]["messages"][1]["content"]
+    assert note.startswith("[2 earlier turn(s) of this episode were left out") and "say, say" in note
+    assert roles[4] == ["system", "user", "assistant", "tool", "assistant", "tool"]
 
 
 class FixedMemory:
@@ -256,7 +262,9 @@ def test_endpoint_without_tool_support_switches_to_json_mode() -> None:
     assert observations[-1][1]["score"] == 1.0
     assert not policy.use_tools
     assert "submit" in server.requests[1]["messages"][0]["content"]  # actions described in the prompt
-    assert "switching to JSON" in policy.errors[0]
+    assert policy.errors == []  # a capability switch is not an error; it is recorded as a switch
+    assert "tool_mode -> text" in policy.switches[0] and "enable-auto-tool-choice" in policy.switches[0]
+    assert policy.trace[0]["switches"] and policy.trace[0]["mode"] == "text"
 
 
 def test_seed_is_sent_and_varies_per_episode() -> None:
@@ -320,17 +328,17 @@ def test_screenshot_is_sent_as_png_only_when_asked() -> None:
 def test_render_observation_orders_fields_and_includes_env_specific_text() -> None:
     observation = {
         "last_action_error": "bad click",
-        "result": "Product 1: shoes",
+        "result": "Product 1: shoes. " * 30,
         "screenshot": np.zeros((2, 2, 3), np.uint8),
         "instruction": "buy shoes",
         "user_reply": "",
         "context": {"time": "07:30", "place": "home"},
     }
-    text = render_observation(observation, {"result": 10})
+    text = render_observation(observation, {"result": 20})
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == ["## instruction", "## context", "## result", "## last_action_error"]
     assert '"place": "home"' in text
-    assert "Product 1:" in text and "more characters not shown" in text  # result cut to its budget of 10
+    assert "Product 1:" in text and "more characters (about" in text  # result cut to its budget of 20 tokens
     assert "screenshot" not in text and "user_reply" not in text
 
 
@@ -345,7 +353,7 @@ def test_json_mode_sends_no_tools_and_no_tool_roles() -> None:
     second = server.requests[1]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert json.loads(second[2]["content"]) == {"action_type": "say", "text": "hi"}
-    assert '"submit"' in second[0]["content"]  # the actions are described in the system prompt
+    assert "- submit(answer: string, confidence?: number)" in second[0]["content"]  # actions in the system prompt
 
 
 def test_action_type_argument_cannot_rename_the_call() -> None:

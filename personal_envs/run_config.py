@@ -1,0 +1,81 @@
+"""The configuration fingerprint that lets a results file be resumed only by the run that wrote it.
+
+Beside ``results.jsonl`` the runner keeps ``results.jsonl.config.json``: for each ``env id | policy`` in the file,
+the env kwargs, the policy kwargs (secrets such as ``api_key`` left out) and, for LLM policies, the model and
+endpoint (from the kwargs or ``$PERSONAL_ENVS_LLM_MODEL`` / ``$OPENAI_MODEL`` / ``$OPENAI_BASE_URL``).  A run
+whose configuration differs is refused with :class:`ConfigMismatch` naming what differs; a results file written
+before fingerprints existed resumes with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+from personal_envs.llm.client import BASE_URL_ENV, MODEL_ENV, MODEL_FALLBACK_ENV
+
+#: Policy kwargs never written to the sidecar (secrets) or irrelevant to the results (worker plumbing).
+EXCLUDED_POLICY_KEYS = frozenset({"api_key", "client"})
+
+
+class ConfigMismatch(RuntimeError):
+    """The results file was written by a run with another configuration."""
+
+
+def sidecar_path(results: Path) -> Path:
+    """``<results>.config.json``."""
+    return results.with_name(results.name + ".config.json")
+
+
+def fingerprint(env_id: str, policy: str, env_kwargs: dict[str, Any], policy_kwargs: dict[str, Any],
+                seed: int = 0) -> dict[str, Any]:
+    """The configuration that decides an episode's result, as JSON-compatible data."""
+    kwargs = {k: v for k, v in sorted(policy_kwargs.items()) if k not in EXCLUDED_POLICY_KEYS}
+    config: dict[str, Any] = {
+        "env_id": env_id, "env_kwargs": _jsonable(env_kwargs), "policy": policy, "policy_kwargs": _jsonable(kwargs),
+        "seed": seed,
+    }
+    if policy == "llm" or "model" in policy_kwargs or "base_url" in policy_kwargs:
+        config["model"] = policy_kwargs.get("model") or os.environ.get(MODEL_ENV) or os.environ.get(
+            MODEL_FALLBACK_ENV) or None
+        config["endpoint"] = policy_kwargs.get("base_url") or os.environ.get(BASE_URL_ENV) or None
+    return config
+
+
+def check_and_store(results: Path, config: dict[str, Any], has_records: bool) -> None:
+    """Refuse to resume ``results`` under another configuration; record ``config`` for the next resume.
+
+    Raises:
+        ConfigMismatch: the sidecar holds a different configuration for the same env id and policy.
+    """
+    path = sidecar_path(results)
+    key = f"{config['env_id']} | {config['policy']}"
+    stored: dict[str, Any] = {}
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ConfigMismatch(f"cannot read {path} ({exc}); delete it or use another --out") from None
+    previous = stored.get(key)
+    if previous is not None and has_records and previous != config:
+        differing = [name for name in sorted(set(previous) | set(config)) if previous.get(name) != config.get(name)]
+        details = "; ".join(f"{name}: file has {json.dumps(previous.get(name))}, this run "
+                            f"{json.dumps(config.get(name))}" for name in differing)
+        raise ConfigMismatch(f"{results} was written with another configuration ({details}); use another --out "
+                             "or delete the file to start over")
+    if previous is None and has_records:
+        warnings.warn(f"{results} has no configuration record ({path.name}); resuming it as before without "
+                      "checking that the configuration matches", stacklevel=2)
+    if previous != config:
+        stored[key] = config
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True, default=repr))

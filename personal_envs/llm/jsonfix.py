@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|javascript)?[ \t]*\n?(.*?)```", re.DOTALL)
@@ -56,14 +57,20 @@ def loads_object(text: str) -> tuple[dict[str, Any] | None, list[str]]:
             if isinstance(value, dict):
                 return value, [*repairs, *extra]
             break  # valid JSON that is not an object: try the next candidate text
+    for value in inline_objects(text):
+        return value, ["inline object extracted"]
+    return None, []
+
+
+def inline_objects(text: str) -> Iterator[dict[str, Any]]:
+    """Every JSON object embedded in ``text`` (control characters allowed in strings), in order of its ``{``."""
     decoder = json.JSONDecoder(strict=False)
     position = text.find("{")
     while position != -1:
         try:
             value, _ = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             value = None
         if isinstance(value, dict):
-            return value, ["inline object extracted"]
+            yield value
         position = text.find("{", position + 1)
-    return None, []

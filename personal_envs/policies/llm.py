@@ -45,7 +45,7 @@ import gymnasium as gym
 import numpy as np
 
 from personal_envs.llm.client import ChatClient, ChatResponse, LLMError, parse_arguments
-from personal_envs.llm.jsonfix import loads_object
+from personal_envs.llm.jsonfix import inline_objects, loads_object
 from personal_envs.llm.prompt import (
     DEFAULT_FIELD_TOKENS,
     HISTORY_FIELD_TOKENS,
@@ -677,16 +677,8 @@ def _json_objects(text: str) -> Iterator[tuple[dict[str, Any], list[str]]]:
     recovered, repairs = loads_object(text)
     if recovered is not None:
         yield recovered, repairs
-    decoder = json.JSONDecoder(strict=False)
-    position = text.find("{")
-    while position != -1:
-        try:
-            parsed, _ = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            yield parsed, ["inline object extracted"]
-        position = text.find("{", position + 1)
+    for parsed in inline_objects(text):
+        yield parsed, ["inline object extracted"]
 
 
 def make_llm_policy(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> LLMPolicy:

@@ -89,8 +89,14 @@ def test_a_page_that_hangs_again_and_again_is_replaced(host: BrowserHost, serve)
     for _ in range(3):
         session.observe()
     assert host.launch_count == launches  # never the whole browser
-    assert session.goto(site.url("/ok")) == ""
+    # The replaced page must be usable.  On a loaded 2-core machine its first load can overrun the 3 s limit (seen
+    # once in a full-suite run), so one more try is allowed: the behaviour under test is "replaced, not relaunched".
+    error = session.goto(site.url("/ok"))
+    if error:
+        error = session.goto(site.url("/ok"))
+    assert error == ""
     assert "fine" in session.observe().axtree
+    assert host.launch_count == launches
     session.close()
 
 

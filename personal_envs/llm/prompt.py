@@ -106,6 +106,15 @@ class TokenCounter:
         return f"{kept}\n…[{left_out} more characters (about {tokens - budget} tokens) not shown]"
 
 
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of a chat message that a tokenizer sees: its content (JSON for non-text content) and tool calls."""
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content else ""
+    if message.get("tool_calls"):
+        text += json.dumps(message["tool_calls"], ensure_ascii=False)
+    return text
+
+
 def field_text(value: Any) -> str:
     """An observation value as text ('' for arrays such as screenshots)."""
     if value is None:

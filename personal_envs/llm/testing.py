@@ -38,6 +38,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from personal_envs.core.http import LoopbackServer
+from personal_envs.llm.prompt import estimate_tokens, message_text
 
 Responder = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 
@@ -128,24 +129,12 @@ class ScriptedChatServer:
         }
 
 
-def _chars4(text: str) -> int:
-    return -(-len(text) // 4)
-
-
-def _message_chars(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content else ""
-    if message.get("tool_calls"):
-        text += json.dumps(message["tool_calls"], ensure_ascii=False)
-    return text
-
-
 def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, int]:
     """Deterministic token counts: 4 characters per token of the prompt (messages, tools) and of the reply."""
-    prompt = sum(_chars4(_message_chars(m)) + 4 for m in request.get("messages") or [] if isinstance(m, Mapping))
+    prompt = sum(estimate_tokens(message_text(m)) + 4 for m in request.get("messages") or [] if isinstance(m, Mapping))
     if request.get("tools"):
-        prompt += _chars4(json.dumps(request["tools"], ensure_ascii=False))
-    completion = _chars4(_message_chars(message))
+        prompt += estimate_tokens(json.dumps(request["tools"], ensure_ascii=False))
+    completion = estimate_tokens(message_text(message))
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
@@ -204,7 +193,7 @@ def _make_handler(owner: ScriptedChatServer) -> type[BaseHTTPRequestHandler]:
             if owner.tokenize_route and self.path.split("?", 1)[0] == owner.tokenize_route:
                 body = json.loads(raw.decode("utf-8") or "{}")
                 text = str(body.get("input", body.get("content", "")))
-                self._send_json(200, {"tokens": list(range(_chars4(text)))})
+                self._send_json(200, {"tokens": list(range(estimate_tokens(text)))})
                 return
             if self._path() != "/chat/completions":
                 self._send_error(404, f"no route POST {self.path}")

@@ -55,6 +55,7 @@ from personal_envs.llm.prompt import (
     PINNED_FIELDS,
     TokenCounter,
     field_text,
+    message_text,
     ordered_fields,
     render_fields,
 )
@@ -405,7 +406,7 @@ class LLMPolicy(Policy):
                 f"their actions{more}]")
 
     def _prompt_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-        total = sum(self.counter.count(_message_text(m)) + 4 for m in messages)
+        total = sum(self.counter.count(message_text(m)) + 4 for m in messages)
         if tools:
             total += self.counter.count(json.dumps(tools, ensure_ascii=False))
         return total
@@ -568,14 +569,6 @@ class LLMPolicy(Policy):
                            + ("Act by calling exactly one of the tools." if self.use_tools
                               else "Answer with one JSON object naming the action."))
         return {"action_type": NO_TOOL_CALL_ACTION, "reply": response.content[:300]}
-
-
-def _message_text(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False) if content else ""
-    if message.get("tool_calls"):
-        text += json.dumps(message["tool_calls"], ensure_ascii=False)
-    return text
 
 
 def action_signatures(tools: list[dict[str, Any]]) -> str:

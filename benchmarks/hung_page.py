@@ -11,12 +11,11 @@ meanwhile, and whether Chromium had to be relaunched.
 from __future__ import annotations
 
 import argparse
-import socket
 import threading
 import time
 
 from personal_envs.browser import BrowserHost, BrowserSession
-from personal_envs.browser.testing import LocalSite
+from personal_envs.browser.testing import LocalSite, StallingServer
 
 HUNG = "<html><body><p>before</p><script>while (true) {}</script><p>after</p></body></html>"
 OK = "<html><body><h1>fine</h1><p>" + "text " * 200 + "</p></body></html>"
@@ -72,38 +71,17 @@ def hung_page(navigation_timeout_s: float) -> None:
 
 def stalled_headers(navigation_timeout_s: float) -> None:
     """One navigation to a server that sends headers and a bit of body, then nothing."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-    held: list[socket.socket] = []
-
-    def serve() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                continue
-            connection.recv(65536)
-            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<p>x")
-            held.append(connection)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
     host = BrowserHost()
-    session = BrowserSession(host, navigation_timeout_s=navigation_timeout_s)
-    try:
-        started = time.monotonic()
-        error = session.goto(f"http://127.0.0.1:{listener.getsockname()[1]}/")
-        print(f"server stalling after its headers, navigation timeout {navigation_timeout_s:g} s: step "
-              f"{time.monotonic() - started:.1f} s ({error})")
-    finally:
-        session.close()
-        host.close()
-        stop.set()
-        thread.join()
-        for connection in held:
-            connection.close()
-        listener.close()
+    with StallingServer() as server:
+        session = BrowserSession(host, navigation_timeout_s=navigation_timeout_s)
+        try:
+            started = time.monotonic()
+            error = session.goto(server.url)
+            print(f"server stalling after its headers, navigation timeout {navigation_timeout_s:g} s: step "
+                  f"{time.monotonic() - started:.1f} s ({error})")
+        finally:
+            session.close()
+            host.close()
 
 
 def main() -> None:

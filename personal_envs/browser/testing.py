@@ -10,6 +10,7 @@ taking a :class:`Request` and returning one of those.  ``close()`` stops the ser
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler
@@ -99,3 +100,48 @@ class LocalSite:
                 send_response(self, response)
 
         return Handler
+
+
+class StallingServer:
+    """A server that answers every request with headers and the start of a body, then never sends the rest: the
+    case a navigation timeout must cut short.  Usable as a context manager; :attr:`url` is its address."""
+
+    HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n<html><body><p>partial"
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.2)
+        self._stop = threading.Event()
+        self._held: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._serve, name="personal-envs-stalling-server", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT/``."""
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/"
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            connection.recv(65536)
+            connection.sendall(self.HEAD)
+            self._held.append(connection)  # never answers the rest
+
+    def close(self) -> None:
+        """Stop accepting and drop every held connection (idempotent)."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        for connection in self._held:
+            connection.close()
+        self._held.clear()
+        self._listener.close()
+
+    def __enter__(self) -> StallingServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -3,13 +3,13 @@ the process's Chromium go on with their tabs, and Chromium is not killed."""
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 
 import pytest
 
 from personal_envs.browser import BrowserHost, BrowserSession
+from personal_envs.browser.testing import StallingServer
 
 HUNG = "<html><body><p>before</p><script>while (true) {}</script><p>after</p></body></html>"
 OK = "<html><body><h1>fine</h1><button>press</button></body></html>"
@@ -101,35 +101,13 @@ def test_a_page_that_hangs_again_and_again_is_replaced(host: BrowserHost, serve)
 
 
 def test_a_server_that_stalls_after_its_headers_costs_one_navigation_timeout(host: BrowserHost) -> None:
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop = threading.Event()
-    connections: list[socket.socket] = []
-
-    def serve_stalling() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                connection, _ = listener.accept()
-            except TimeoutError:
-                continue
-            connection.recv(65536)
-            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000\r\n\r\n"
-                               b"<html><body><p>partial")
-            connections.append(connection)  # never answers the rest
-
-    thread = threading.Thread(target=serve_stalling, daemon=True)
-    thread.start()
-    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=3.0)
-    try:
-        error = session.goto(f"http://127.0.0.1:{listener.getsockname()[1]}/")
-        assert "timed out after 3 s" in error
-        assert "did not respond" not in error  # the step stayed within its own timeout: no watchdog needed
-        assert session.restarts == 0
-        assert session.observe().error == error or "partial" in session.observe().axtree
-    finally:
-        session.close()
-        stop.set()
-        thread.join(timeout=5)
-        for connection in connections:
-            connection.close()
-        listener.close()
+    with StallingServer() as server:
+        session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=3.0)
+        try:
+            error = session.goto(server.url)
+            assert "timed out after 3 s" in error
+            assert "did not respond" not in error  # the step stayed within its own timeout: no watchdog needed
+            assert session.restarts == 0
+            assert session.observe().error == error or "partial" in session.observe().axtree
+        finally:
+            session.close()

@@ -88,6 +88,9 @@ MIN_WAIT_S = 0.1
 
 #: How long a page may take to run a trivial script before it counts as busy (a script that does not return).
 RESPONSIVE_PROBE_MS = 500
+#: How long to wait before a second try when Chromium could not capture a screenshot (a tab that has not painted).
+SCREENSHOT_RETRY_MS = 150
+_RESPONSIVE_PROBE: Command = ("Runtime.evaluate", {"expression": "1", "returnByValue": True})
 
 #: Actions that are done again, once, when the browser had to be recovered before they could run (they mean the
 #: same thing on the fresh blank tab); other actions report that they were not carried out.
@@ -630,20 +633,23 @@ class BrowserSession:
             self._cdp.pop(id(page), None)  # the CDP session was detached; attach a new one once
             return send_concurrently(self._cdp_for(page), commands, timeout_ms=timeout_ms)
 
-    def _stop_busy_script(self, page: Page) -> bool:
-        """Browser thread: if ``page`` cannot run a trivial script within :data:`RESPONSIVE_PROBE_MS`, terminate
-        the script that keeps it busy.  True if one was stopped."""
-        probe: Command = ("Runtime.evaluate", {"expression": "1", "returnByValue": True})
+    def _busy(self, page: Page) -> bool:
+        """Browser thread: True if ``page`` cannot run a trivial script within :data:`RESPONSIVE_PROBE_MS`."""
         try:
-            self._cdp_send_all(page, [probe], timeout_ms=RESPONSIVE_PROBE_MS)
+            self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=RESPONSIVE_PROBE_MS)
             return False
         except PlaywrightError:
-            if page.is_closed():
-                return False
+            return not page.is_closed()
+
+    def _stop_busy_script(self, page: Page) -> bool:
+        """Browser thread: if ``page`` is :meth:`_busy`, terminate the script that keeps it busy.  True if one was
+        stopped."""
+        if not self._busy(page):
+            return False
         with contextlib.suppress(PlaywrightError):
             self._cdp_send(page, "Runtime.terminateExecution", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
         with contextlib.suppress(PlaywrightError):  # absorbs a termination that found no script running
-            self._cdp_send_all(page, [probe], timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+            self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
         return True
 
     def _evaluate(self, page: Page, function_js: str, *args: Any, await_promise: bool = False) -> Any:
@@ -662,6 +668,15 @@ class BrowserSession:
         return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, MAX_TEXT_CHARS))
 
     def _observe_raw(self, want_tree: bool, want_shot: bool) -> _RawObservation:
+        try:
+            return self._observe_raw_once(want_tree, want_shot)
+        except PlaywrightError as exc:
+            if not want_shot or "Unable to capture screenshot" not in str(exc) or self._page is None:
+                raise
+            self._page.wait_for_timeout(SCREENSHOT_RETRY_MS)  # a fresh tab has not painted its first frame yet
+            return self._observe_raw_once(want_tree, want_shot)
+
+    def _observe_raw_once(self, want_tree: bool, want_shot: bool) -> _RawObservation:
         page = self._page
         assert page is not None and self._context is not None
         late = self._await_navigation(page)  # a navigation started after the last action returned
@@ -966,6 +981,11 @@ class BrowserSession:
             url = "http://" + url  # "example.com/x" or "localhost:8000/x"
         if self.allowed is not None and not self.allowed.allows(url):
             return self._blocked_message(url)
+        notice = ""
+        if self._busy(page):
+            # A tab whose script is running cannot be navigated away from (its unload waits for the script), and a
+            # page that starts the script again (a timer) would block every later navigation: leave it for a new tab.
+            page, notice = self._replace_tab(page), "the page's script kept it busy; it was closed and replaced by a new tab"
         try:
             page.goto(url, wait_until="domcontentloaded", timeout=self.navigation_timeout_s * 1000)
         except PlaywrightTimeout:
@@ -973,15 +993,28 @@ class BrowserSession:
             if not stopped:
                 with contextlib.suppress(PlaywrightError):  # like pressing Esc: stay on the page that is shown
                     self._cdp_send(page, "Page.stopLoading", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
-            return (f"navigation to {url[:300]} timed out after {self.navigation_timeout_s:g} s"
-                    + ("; the page's script kept it busy and was stopped" if stopped else ""))
+            return _join(notice, f"navigation to {url[:300]} timed out after {self.navigation_timeout_s:g} s"
+                         + ("; the page's script kept it busy and was stopped" if stopped else ""))
         except PlaywrightError as exc:
             if self._target_dead(exc):
                 raise
             if "ERR_BLOCKED_BY_CLIENT" in str(exc) and self._blocked:
-                return ""  # reported by _act as blocked
-            return f"navigation to {url[:300]} failed: {describe_playwright_error(exc)}"
-        return ""
+                return notice  # reported by _act as blocked
+            return _join(notice, f"navigation to {url[:300]} failed: {describe_playwright_error(exc)}")
+        return notice
+
+    def _replace_tab(self, page: Page) -> Page:
+        """Browser thread: close ``page`` (crashing its renderer first: a busy page may not close) and make a new
+        blank tab the active one; the new tab."""
+        context = self._context
+        assert context is not None
+        self._crashed.add(id(page))
+        fresh = context.new_page()
+        with contextlib.suppress(PlaywrightError):
+            page.close(run_before_unload=False)
+        self._cdp.pop(id(page), None)
+        self._page = fresh
+        return fresh
 
     def _do_go_back(self, page: Page, arguments: dict[str, Any]) -> str:
         before = page.url

@@ -133,8 +133,20 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
                                     [Check("evaluation", False, f"{type(exc).__name__}: {exc}")],
                                     f"evaluation error: {type(exc).__name__}: {exc}")
         self.evaluation = evaluation
-        metrics = {**evaluation.metrics, **self._evaluation_metrics(evaluation)}
+        metrics = {**evaluation.metrics, **self._user_metrics(), **self._evaluation_metrics(evaluation)}
         return EpisodeOutcome(score=float(self._final_reward(evaluation)), metrics=metrics)
+
+    def _user_metrics(self) -> dict[str, Any]:
+        """Which simulated user answered and how often it fell back to its deterministic stand-in (an LLM user whose
+        model failed or replied out of protocol), so a run's metrics show what produced its dialogue."""
+        user = self.simulated_user
+        if user is None or not hasattr(user, "kind"):
+            return {}
+        metrics: dict[str, Any] = {"user_kind": str(user.kind)}
+        errors = getattr(user, "errors", None)
+        if isinstance(errors, list):
+            metrics["user_fallbacks"] = len(errors)
+        return metrics
 
     def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
         """Extra metrics the env adds to the task's (default: none)."""

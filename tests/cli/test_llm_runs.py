@@ -141,5 +141,8 @@ def test_knowu_llm_user_fallbacks_reach_the_record_and_the_table(tmp_path, monke
 
     users = [r["user"] for r in records]
     assert all(u["kind"] == "llm" and u["fallbacks"] >= 1 for u in users)
+    # the env's own final metrics say it too, for anyone driving the env without the runner
+    assert all(r["metrics"]["user_kind"] == "llm" and r["metrics"]["user_fallbacks"] == r["user"]["fallbacks"]
+               for r in records)
     assert "no <reply>" in users[0]["errors"][0] or "reply" in users[0]["errors"][0]
     assert "user: fallback on 2/2 episodes" in report("KnowU-Personalized-v0", records)

@@ -44,7 +44,7 @@ def test_plugin_passes_the_checkers_and_records_its_trace(toy_id: str) -> None:
     obs, *_ = env.step({"action_type": "ask", "text": "hint please"})
     assert obs["user_reply"] == "It starts with b."  # the base env routed the user turn
     _, reward, terminated, _, info = env.step({"action_type": "answer", "word": "banana"})
-    assert terminated and reward == 1.0 and info["metrics"] == {"success": True, "hints": 1}
+    assert terminated and reward == 1.0 and info["metrics"] == {"success": True, "hints": 1, "user_kind": "simulated"}
     assert info["evaluation"]["checks"] == [{"name": "answer", "passed": True, "detail": "answered 'banana'"}]
     trace = env.unwrapped.trace
     assert [s.name for s in trace.steps] == ["ask", "answer"] and trace.dialogue[0].message == "hint please"

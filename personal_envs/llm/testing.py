@@ -58,8 +58,12 @@ class ScriptedChatServer:
     def __init__(
         self, responder: Callable[[dict[str, Any]], dict[str, Any] | str], *, model: str = "scripted-model",
         api_key: str | None = None, tokenize_route: str | None = None, drop_tool_messages: bool = False,
+        tool_schema_scale: float = 1.0,
     ) -> None:
         self.drop_tool_messages = drop_tool_messages
+        #: How many tokens the "template" spends on the tool schemas, relative to their JSON (llama-cpp-python's
+        #: function-calling template prints only names and parameters: far fewer tokens than the JSON).
+        self.tool_schema_scale = tool_schema_scale
         self.responder = responder
         self.tokenize_route = tokenize_route
         self.model = model
@@ -118,7 +122,7 @@ class ScriptedChatServer:
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = tool_calls
-        usage = reply.get("usage") or _word_usage(request, message)
+        usage = reply.get("usage") or _word_usage(request, message, self.tool_schema_scale)
         finish_reason = reply.get("finish_reason") or ("tool_calls" if tool_calls else "stop")
         return {
             "id": f"chatcmpl-{next(self._ids)}",
@@ -129,11 +133,12 @@ class ScriptedChatServer:
         }
 
 
-def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any]) -> dict[str, int]:
+def _word_usage(request: Mapping[str, Any], message: Mapping[str, Any], tool_schema_scale: float = 1.0
+                ) -> dict[str, int]:
     """Deterministic token counts: 4 characters per token of the prompt (messages, tools) and of the reply."""
     prompt = sum(estimate_tokens(message_text(m)) + 4 for m in request.get("messages") or [] if isinstance(m, Mapping))
     if request.get("tools"):
-        prompt += estimate_tokens(json.dumps(request["tools"], ensure_ascii=False))
+        prompt += round(tool_schema_scale * estimate_tokens(json.dumps(request["tools"], ensure_ascii=False)))
     completion = estimate_tokens(message_text(message))
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 

@@ -75,6 +75,8 @@ DEFAULT_CONTEXT_TOKENS = 8192
 NO_TOOL_CALL_SWITCH = 2
 #: Tokens kept free for the chat template's own tokens.
 TEMPLATE_MARGIN_TOKENS = 96
+#: Shortest tool message whose absence the prompt-size comparison can tell from the template's own overhead.
+MIN_DETECTABLE_TOOL_TOKENS = 12
 
 #: Action names the policy sends when it has no action; no env defines them, so the env rejects them visibly.
 NO_TOOL_CALL_ACTION = "__no_tool_call__"
@@ -227,6 +229,8 @@ class LLMPolicy(Policy):
         self._tool_calls_seen = 0
         self._replies_without_call = 0
         self._ratio: float | None = None
+        #: The last request of this episode: (prompt tokens the server reported, our count, first kept turn).
+        self._last_sent: tuple[int, int, int] | None = None
         self._episode_errors: list[str] = []
         env_spec = getattr(env, "spec", None)
         self._env_id = getattr(env_spec, "id", None) or type(env.unwrapped).__name__
@@ -255,6 +259,7 @@ class LLMPolicy(Policy):
         self.last_response = None
         self._tool_calls_seen = 0
         self._replies_without_call = 0
+        self._last_sent = None
         pinned = [key for key in PINNED_FIELDS if field_text(observation.get(key))]
         sections = render_fields(observation, self.counter, self.field_budgets, keys=pinned)
         self._pinned_text = "\n\n".join(sections)
@@ -313,7 +318,8 @@ class LLMPolicy(Policy):
                          "seed": self.request_extra.get("seed", self.seed + max(self._episode, 0)),
                          "extra": {k: v for k, v in self.request_extra.items() if k != "seed"}},
             "tool_mode": {"configured": self.tool_mode, "effective": self.effective_tool_mode},
-            "observation_role": {"configured": self.observation_role, "effective": self.effective_observation_role},
+            "observation_role": {"configured": self.observation_role,
+                                 "effective": self.effective_observation_role if self.use_tools else "user"},
             "context_tokens": self.context_tokens,
             "tokenizer": self.counter.source,
             "calls": len(self.trace),
@@ -414,7 +420,7 @@ class LLMPolicy(Policy):
     def _fit(self, entry: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
         """Messages within the budget: leave out the oldest half of the history when needed, then shrink the
         current observation's fields."""
-        tools = self._tools() if self.effective_tool_mode == "native" else None
+        tools = self._native_tools()
         budget = self.context_tokens - (self.max_tokens or DEFAULT_MAX_TOKENS) - TEMPLATE_MARGIN_TOKENS
         history = len(self._turns) - 1 - self._first_kept
         if history > self.max_history_turns:
@@ -495,7 +501,13 @@ class LLMPolicy(Policy):
                       "latency_s": response.latency_s, "retries": response.retries,
                       "finish_reason": response.finish_reason})
         self._calibrate(response, messages)
+        prompt = usage.get("prompt_tokens")
+        if isinstance(prompt, int):
+            self._last_sent = (prompt, self._prompt_tokens(messages, self._native_tools()), self._first_kept)
         return response
+
+    def _native_tools(self) -> list[dict[str, Any]] | None:
+        return self._tools() if self.effective_tool_mode == "native" else None
 
     def _switch(self, entry: dict[str, Any], what: str, value: str, why: str) -> None:
         note = f"episode {self._episode} step {self._step}: {what} -> {value}: {why}"
@@ -511,15 +523,34 @@ class LLMPolicy(Policy):
             self._ratio = prompt / max(1, counted)
 
     def _observation_dropped(self, response: ChatResponse, messages: list[dict[str, Any]]) -> bool:
-        if self.observation_role != "auto" or self.effective_observation_role != "tool" or self._ratio is None:
+        """Whether the server's reported prompt size shows that its chat template left out the tool message that
+        carries the observation (llama-cpp-python's function-calling template prints only its header).
+
+        Compared with the previous request of the episode when there is one: the prompt must have grown by the
+        new messages, tool message included; the template's own rendering of the system prompt and the tool
+        schemas (which can differ a lot from the JSON we count) cancels out.  Without a previous request, the
+        ratio of the server's count to ours learnt on a request without tool messages is used.
+        """
+        if self.observation_role != "auto" or self.effective_observation_role != "tool":
             return False
         prompt = response.usage.get("prompt_tokens")
         if not isinstance(prompt, int) or not messages or messages[-1].get("role") != "tool":
             return False
-        tool_tokens = self.counter.count(str(messages[-1].get("content") or ""))
-        if tool_tokens < 40:
-            return False
+        trailing: list[dict[str, Any]] = []  # the observation's tool message and those of unexecuted extra calls
+        for message in reversed(messages):
+            if message.get("role") != "tool":
+                break
+            trailing.append(message)
+        tool_tokens = sum(self.counter.count(str(message.get("content") or "")) for message in trailing)
         total = self._prompt_tokens(messages, self._tools())
+        previous = self._last_sent
+        if previous is not None and previous[2] == self._first_kept and previous[1] < total:
+            if tool_tokens < MIN_DETECTABLE_TOOL_TOKENS:
+                return False
+            server_growth, our_growth = prompt - previous[0], total - previous[1]
+            return server_growth < our_growth - 0.5 * tool_tokens
+        if self._ratio is None or tool_tokens < 40:
+            return False
         return prompt < self._ratio * (total - 0.6 * tool_tokens)
 
     def _memory_text(self, observation: dict[str, Any], info: dict[str, Any]) -> str:

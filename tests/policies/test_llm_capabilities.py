@@ -165,3 +165,40 @@ def test_server_tokenizer_is_used_when_the_server_has_one() -> None:
         policy = policy_for(server, env)
         run_episode(env, policy)
     assert policy.episode_report()["tokenizer"] == "server"
+
+
+def test_dropped_tool_messages_are_noticed_when_the_template_renders_the_tool_schemas_smaller() -> None:
+    # llama-cpp-python's function-calling template prints only names and parameters of the tools and a long system
+    # prompt stays long: a single server-to-ours ratio then hides the missing observation (seen on PersonalWAB with
+    # SmolLM2); the growth from one request to the next does not.
+    def responder(request: dict[str, Any]) -> dict[str, Any]:
+        return SAY if len(server.requests) < 3 else SUBMIT
+
+    env = QuizEnv(page_size=800)
+    with ScriptedChatServer(responder, drop_tool_messages=True, tool_schema_scale=0.05) as server:
+        policy = policy_for(server, env, system_prompt="Profile of the user. " * 60)
+        run_episode(env, policy)
+    assert policy.effective_observation_role == "user" and "dropped the tool message" in policy.switches[0]
+    assert server.requests[1]["messages"][-1]["role"] == "tool"
+    assert server.requests[2]["messages"][-1]["role"] == "user"
+
+
+def test_kept_tool_messages_are_not_mistaken_for_dropped_ones_when_schemas_render_smaller() -> None:
+    env = QuizEnv(page_size=800)
+    with ScriptedChatServer(lambda request: SAY, tool_schema_scale=0.05) as server:
+        policy = policy_for(server, env, system_prompt="Profile of the user. " * 60)
+        run_episode(env, policy, max_steps=4)
+    assert policy.effective_observation_role == "tool" and policy.switches == []
+
+
+def test_dropped_tool_messages_are_noticed_after_a_reply_with_several_tool_calls() -> None:
+    # SmolLM2 sometimes calls two tools at once: the observation's tool message is then followed by a short "not
+    # executed" one, and the check must weigh both, not only the last.
+    twice = {"tool_calls": [{"name": "say", "arguments": {"text": "hmm"}}, {"name": "say", "arguments": {"text": "x"}}]}
+    env = QuizEnv(page_size=800)
+    with ScriptedChatServer(lambda request: twice if len(server.requests) < 3 else SUBMIT,
+                            drop_tool_messages=True) as server:
+        policy = policy_for(server, env)
+        run_episode(env, policy)
+    assert [m["role"] for m in server.requests[1]["messages"]][-2:] == ["tool", "tool"]
+    assert policy.effective_observation_role == "user" and "dropped the tool message" in policy.switches[0]

@@ -1,6 +1,6 @@
 """How hard the default PersonalWAB data is, against the paper's no-memory figures (gpt-4o, Table 3).
 
-Single-turn, test split of the default (generated) data, official protocol and result formula:
+Single-turn, test and train splits (pooled) of the default (generated) data, official protocol and result formula:
 
 * search: a query made of the instruction's content words (what an agent without memory can do at best from the
   text alone); paper 0.647;
@@ -30,8 +30,8 @@ from personal_envs.personalwab.policies import HeuristicPolicy, task_text  # noq
 PAPER = {"search": 0.647, "recommend": 0.06, "review": 0.444}
 
 
-def run(task_type: str, data_dir: str | None) -> tuple[list[float], list[float]]:
-    env = PersonalWABEnv(mode="single", task_type=task_type, data_dir=data_dir)
+def run(task_type: str, data_dir: str | None, split: str) -> tuple[list[float], list[float]]:
+    env = PersonalWABEnv(mode="single", task_type=task_type, data_dir=data_dir, split=split)
     official, paper = [], []
     for index in range(env.num_tasks):
         obs, info = env.reset(seed=index, options={"task_index": index})
@@ -54,11 +54,17 @@ def run(task_type: str, data_dir: str | None) -> tuple[list[float], list[float]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--splits", default="test,train",
+                        help="instruction splits to measure on, pooled (default: both, for a larger sample)")
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()}  splits: {args.splits}")
     for task_type in ("search", "recommend", "review"):
         start = time.perf_counter()
-        official, paper = run(task_type, args.data_dir)
+        official, paper = [], []
+        for split in args.splits.split(","):
+            split_official, split_paper = run(task_type, args.data_dir, split)
+            official += split_official
+            paper += split_paper
         print(f"{task_type:9s} tasks {len(official):4d}  result acc official {mean(official):.3f}  "
               f"paper formula {mean(paper):.3f}  paper no-memory figure {PAPER[task_type]:.3f}  "
               f"({time.perf_counter() - start:.0f} s)")

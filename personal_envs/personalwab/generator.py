@@ -53,6 +53,7 @@ from personal_envs.personalwab.vocab import (
     OCCUPATIONS,
     PRICE_TIERS,
     RECOMMEND_REQUESTS,
+    REVIEW_CIRCUMSTANCES,
     REVIEW_REQUESTS,
     SEARCH_OPENERS,
     THEME_SIZES,
@@ -82,14 +83,17 @@ TIER_RATING: dict[str, dict[str, float]] = {
 #: How often a search instruction names each attribute of its target. The brand is often left out so that
 #: an agent gains from knowing the user's preferred brands (profile or history).
 SEARCH_MENTION: dict[str, float] = {
-    "descriptor": 0.7,
-    "variant": 0.6,
-    "material": 0.5,
-    "preferred brand": 0.4,
-    "other brand": 0.15,
-    "line": 0.3,
+    "noun": 0.5,
+    "descriptor": 0.3,
+    "variant": 0.2,
+    "material": 0.3,
+    "preferred brand": 0.2,
+    "other brand": 0.05,
+    "line": 0.1,
 }
 SESSION_CONTINUE = 0.4  # chance the next purchase continues the series just bought from
+#: Chance a recommend target continues a series of the history (else it is the next purchase, like any other).
+RECOMMEND_CONTINUES = 0.1
 STRAY_PROBABILITY: dict[str, float] = {"Low": 0.04, "Medium": 0.12, "High": 0.3}
 #: Nouns that are plural, with the unit a sentence uses for one of them ("this pair of jeans").
 PLURAL_UNITS: dict[str, str] = {
@@ -474,25 +478,30 @@ def _make_user(rng: random.Random, catalog: _Catalog, used_uids: set[str]) -> _U
 def _purchase_sequence(
     rng: random.Random, user: _User, catalog: _Catalog, count: int, tail_types: list[str]
 ) -> list[_Item]:
-    """The user's purchases in time order; a tail purchase planned as a recommend target continues a series."""
+    """The user's purchases in time order; a recommend target continues a series with :data:`RECOMMEND_CONTINUES`."""
     bought: set[str] = set()
     next_position: dict[int, tuple[_Series, int]] = {}  # theme -> (series in progress, next chain position)
     recent: list[_Series] = []  # series touched, most recent last
     sequence: list[_Item] = []
     tail_start = count - len(tail_types)
+    # Most recommend targets are simply the user's next purchase, as in the official (real) histories, where the
+    # next item is seldom predictable; a few continue a series the user is in.
+    continues = {tail_start + offset for offset, kind in enumerate(tail_types)
+                 if kind == "recommend" and rng.random() < RECOMMEND_CONTINUES}
     for index in range(count):
         item: _Item | None = None
-        if index >= tail_start and tail_types[index - tail_start] == "recommend":
+        if index in continues:
             item = _continue_recent(recent, next_position, bought)
         elif (
-            index + 1 >= tail_start
-            and index + 1 < count
-            and tail_types[index + 1 - tail_start] == "recommend"
+            index + 1 in continues
             and _continue_recent(recent, next_position, bought) is None
         ):
             # the next purchase is a recommend target: give it a series to continue
             item = _fresh_series_start(rng, user, catalog, bought)
-        if item is None and recent and rng.random() < SESSION_CONTINUE:
+        target = index >= tail_start and tail_types[index - tail_start] == "recommend"
+        if item is None and target and index not in continues:
+            item = _fresh_series_start(rng, user, catalog, bought)  # a new interest, as real next purchases are
+        if item is None and recent and not target and rng.random() < SESSION_CONTINUE:
             item = _continue_recent(recent[-1:], next_position, bought)
         if item is None:
             item = _next_item(rng, user, catalog, next_position, bought)
@@ -594,7 +603,8 @@ def _make_review(
     n_aspects = {"Low": 1, "Medium": 2, "High": len(user.aspects)}[complexity]
     category = item.series.category.main_category
     aspects = [a for a in user.aspects if category in ASPECT_CATEGORIES.get(a, frozenset([category]))]
-    for aspect in (aspects or user.aspects)[:n_aspects]:
+    pool = aspects or user.aspects  # a review speaks of some of the user's concerns, not always the same ones
+    for aspect in rng.sample(pool, k=min(n_aspects, len(pool))):
         sentences.append(FOCUS_SENTENCES[aspect][0 if positive else 1].format(**facts))
     if complexity != "Low":
         reference = profile["Item Reference"].lower()
@@ -609,6 +619,7 @@ def _make_review(
             )
     if complexity == "High" or "Detailed" in user.tones:
         sentences.append(f"The {item.material} build in {item.variant} ({item.size}) matches the listing.")
+    sentences[1:1] = rng.sample(REVIEW_CIRCUMSTANCES, k=rng.choice((1, 2, 2, 3)))
     if rating >= 5:
         title = rng.choice(("Five Stars", "Love it", f"Great {item.noun}", "Highly recommend"))
     elif rating >= 4:
@@ -656,10 +667,13 @@ def _make_instruction(
             words.append(item.descriptor)
         if rng.random() < SEARCH_MENTION["variant"]:
             words.append(item.variant.lower())
-        if rng.random() < SEARCH_MENTION["material"] or not words:
+        if rng.random() < SEARCH_MENTION["material"]:
             words.append(item.material)
-        words.append(item.noun)
-        phrase = f"{_article(item, words[0])} {' '.join(words)}"
+        if rng.random() < SEARCH_MENTION["noun"]:
+            words.append(item.noun)
+            phrase = f"{_article(item, words[0])} {' '.join(words)}"
+        else:  # implicit, as most official instructions are: what it is for, not what it is
+            phrase = " ".join(["something", *words, "for my", item.series.theme.label])
         brand = item.series.brand
         preferred = brand in user.brands
         if rng.random() < SEARCH_MENTION["preferred brand" if preferred else "other brand"]:

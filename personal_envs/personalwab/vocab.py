@@ -500,6 +500,41 @@ PRICE_TIERS: tuple[tuple[str, float], ...] = (("budget", 0.55), ("mid", 1.0), ("
 
 # --- instruction and review phrasing ------------------------------------------------------------------------------
 
+#: Circumstances a review may tell (real reviews are mostly about the buyer's situation, which differs from one
+#: purchase to the next): what makes two reviews of the same user differ.
+REVIEW_CIRCUMSTANCES: tuple[str, ...] = (
+    "Bought it as a gift for my sister and she kept asking where I found it.",
+    "It arrived a day late, but the box was well packed.",
+    "My old one broke last month, so the timing was right.",
+    "We took it on a weekend trip to the lake.",
+    "The kids figured it out before I did.",
+    "I ordered it during a sale and almost forgot about it.",
+    "My husband was skeptical at first.",
+    "Customer service answered my question within an hour.",
+    "I compared three others in the store before ordering online.",
+    "It replaced something I had for ten years.",
+    "The instructions were confusing, so I watched a video.",
+    "Shipping took almost two weeks.",
+    "A friend recommended it after seeing mine.",
+    "I use it mostly on weekends.",
+    "The color looks a little different than in the photos.",
+    "It took a few days to get used to.",
+    "I bought a second one for my parents.",
+    "Our apartment is small, so size mattered.",
+    "It was the last one in stock.",
+    "I had to return the first one because it was damaged in transit.",
+    "My dog seems to like it too.",
+    "Used it every day during the holidays.",
+    "I read dozens of reviews before choosing.",
+    "It came with a handwritten thank-you note.",
+    "Setting it up took about five minutes.",
+    "I wish I had bought it sooner.",
+    "The packaging was mostly plastic, which I did not love.",
+    "It fits nicely on the shelf next to the window.",
+    "My coworker has the same one.",
+    "I needed it for a move across town.",
+)
+
 SEARCH_OPENERS: dict[str, tuple[str, ...]] = {
     "Enthusiastic": ("Hey there! I'm super excited to find", "Oh, I'd love to get my hands on"),
     "Positive": ("Hi! I'm hoping to find", "Hello! I'd be happy to find"),

@@ -146,7 +146,7 @@ def test_instructions_never_leak_the_asin(data: PersonalWABData) -> None:
 
 def test_search_instructions_use_words_of_the_target(data: PersonalWABData) -> None:
     openers = [o for options in SEARCH_OPENERS.values() for o in options] + ["I'm looking for"]
-    glue = {"a", "an", "some", "from", "ideally", "the", "line"}
+    glue = {"a", "an", "some", "from", "ideally", "the", "line", "something", "for", "my"}
     for task in data.tasks("test", "search") + data.tasks("train", "search"):
         opener = next(o for o in openers if task["task"].startswith(o))
         request = task["task"][len(opener) :].split(". ")[0].rstrip(".")
@@ -155,24 +155,41 @@ def test_search_instructions_use_words_of_the_target(data: PersonalWABData) -> N
         assert asked and all(word in target_words for word in asked), (asked, task["task"])
 
 
+def test_many_search_instructions_say_what_the_product_is_for_not_what_it_is(data: PersonalWABData) -> None:
+    # Official instructions are mostly implicit; naming the product's kind every time made search far too easy.
+    tasks = data.tasks("test", "search") + data.tasks("train", "search")
+    implicit = [t for t in tasks if "something" in t["task"] and " for my " in t["task"]]
+    assert 0.3 <= len(implicit) / len(tasks) <= 0.7
+    for task in implicit:
+        noun = task["target"]["product_info"]["categories"][-1].lower()
+        assert noun not in task["task"].lower().split(". ")[0]
+
+
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9][a-z0-9'-]*", text.lower().replace(",", " "))
 
 
-def test_bm25_finds_most_search_targets(data: PersonalWABData) -> None:
+def test_bm25_finds_many_search_targets_but_not_all(data: PersonalWABData) -> None:
+    # Calibrated against the paper's no-memory search (0.647 result accuracy): the instruction alone finds the
+    # target in the top 10 often, not always (before the calibration: 0.965).
     asins = list(data.products)
     search = ProductSearch(asins, [data.text_of(asin) for asin in asins])
     tasks = data.tasks("test", "search") + data.tasks("train", "search")
     hits = [task["target"]["product_info"]["parent_asin"] in search.search(task["task"]) for task in tasks]
-    assert sum(hits) / len(hits) >= 0.85
+    assert 0.5 <= sum(hits) / len(hits) <= 0.9
 
 
-def test_recommend_targets_continue_a_series_the_user_started(data: PersonalWABData) -> None:
-    for task in data.tasks("test", "recommend") + data.tasks("train", "recommend"):
+def test_recommend_targets_are_mostly_a_new_interest(data: PersonalWABData) -> None:
+    # As in the real histories, the next purchase seldom continues what the user bought before (the paper's
+    # recommendation baselines stay at or below 0.06); a few targets do continue a series.
+    continuing = 0
+    tasks = data.tasks("test", "recommend") + data.tasks("train", "recommend")
+    for task in tasks:
         earlier = data.history_before(task["user_id"], task["timestamp"])
         key = _series_key(task["target"]["product_info"])
-        assert any(_series_key(entry["product_info"]) == key for entry in earlier)
+        continuing += any(_series_key(entry["product_info"]) == key for entry in earlier)
         assert task["target"]["product_info"]["categories"][-1].lower() not in task["task"].lower()
+    assert continuing / len(tasks) <= 0.3
 
 
 def test_purchases_follow_series_and_brand_preference(crowd: PersonalWABData) -> None:

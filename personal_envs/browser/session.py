@@ -29,6 +29,7 @@ from playwright.sync_api import BrowserContext, CDPSession, Dialog, Frame, Page,
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from personal_envs.browser import bgym_format
 from personal_envs.browser.actions import BROWSER_ACTIONS, MAX_WAIT_MS
 from personal_envs.browser.axtree import MAX_TEXT_CHARS, index_dom_snapshot, render_axtree, render_dom_records
 from personal_envs.browser.cdp import Command, send_concurrently
@@ -54,6 +55,14 @@ AxTreeBackend = Literal["auto", "cdp", "dom"]
 
 #: The values :data:`AxTreeBackend` allows.
 AXTREE_BACKENDS: tuple[AxTreeBackend, ...] = ("auto", "cdp", "dom")
+
+AxTreeFormat = Literal["compact", "browsergym"]
+
+#: The values :data:`AxTreeFormat` allows.
+AXTREE_FORMATS: tuple[AxTreeFormat, ...] = ("compact", "browsergym")
+
+_DOM_SNAPSHOT: Command = ("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+_BGYM_WALK_OPTIONS = {"bgym": True}
 
 #: With ``axtree_backend="auto"``, pages with more text than this (characters, form values included) are
 #: observed with the DOM walk.
@@ -163,6 +172,10 @@ class BrowserSession:
             ``"dom"`` walks the DOM in one script (same line format, approximated ARIA roles and names, much
             faster); ``"auto"`` uses ``"cdp"`` unless the page holds more than :data:`AUTO_DOM_TEXT_CHARS`
             characters of text, where Chromium's tree (a node per text line) would take seconds or minutes.
+        axtree_format: ``"compact"``: ``[bid] role 'name' key=value`` lines, names clipped to
+            :data:`~personal_envs.browser.axtree.MAX_TEXT_CHARS`; ``"browsergym"``: the text BrowserGym's
+            ``flatten_axtree_to_str`` writes with AgentLab's WebMall settings (``visible`` / ``clickable`` tags, nothing
+            clipped; see :mod:`personal_envs.browser.bgym_format`).  Both backends give either format.
 
     Attributes:
         messages: Texts the agent sent with ``send_msg_to_user`` this episode.
@@ -183,6 +196,7 @@ class BrowserSession:
         context_options: dict[str, Any] | None = None,
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
+        axtree_format: AxTreeFormat = "compact",
     ) -> None:
         #: True when the session took the process-wide host and hands it back on close().
         self._acquired = host is None
@@ -196,6 +210,9 @@ class BrowserSession:
         if axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend
+        if axtree_format not in AXTREE_FORMATS:
+            raise ValueError(f"axtree_format must be 'compact' or 'browsergym', got {axtree_format!r}")
+        self.axtree_format: AxTreeFormat = axtree_format
         self._context_options: dict[str, Any] = {
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
             "service_workers": "block",
@@ -664,8 +681,11 @@ class BrowserSession:
         facts = self._evaluate(page, STAMP_BIDS_JS)
         return facts if isinstance(facts, dict) else {}
 
+    def _walk_options(self) -> Any:
+        return _BGYM_WALK_OPTIONS if self.axtree_format == "browsergym" else MAX_TEXT_CHARS
+
     def _walk_dom(self, page: Page) -> tuple[dict[str, Any], list[list[Any]]]:
-        return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, MAX_TEXT_CHARS))
+        return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, self._walk_options()))
 
     def _observe_raw(self, want_tree: bool, want_shot: bool) -> _RawObservation:
         try:
@@ -689,15 +709,23 @@ class BrowserSession:
         shot_command: list[Command] = [("Page.captureScreenshot", {
             "format": "jpeg", "quality": SCREENSHOT_JPEG_QUALITY, "optimizeForSpeed": True})] if want_shot else []
         # The screenshot is taken in the browser while the renderer builds the tree: both are sent at once.
+        # BrowserGym's format needs the DOM snapshot with either backend (clickable flags, boxes, tag names).
+        bgym = self.axtree_format == "browsergym"
+        snapshot_command: list[Command] = [_DOM_SNAPSHOT] if bgym else []
         if want_tree and self.axtree_backend == "dom":
             walk, *rest = self._cdp_send_all(
-                page, [_evaluate_command(_STAMP_AND_WALK_JS, (MAX_TEXT_CHARS,), False), *shot_command])
+                page, [_evaluate_command(_STAMP_AND_WALK_JS, (self._walk_options(),), False), *snapshot_command,
+                       *shot_command])
             facts, records = _walk_result(_evaluation_result(walk))
+            if bgym:
+                snapshot, *rest = rest
         else:
             facts = self._stamp(page)
             if want_tree and self.axtree_backend == "auto" and int(facts.get("textChars") or 0) > AUTO_DOM_TEXT_CHARS:
                 facts, records = self._walk_dom(page)
-                rest = self._cdp_send_all(page, shot_command)
+                rest = self._cdp_send_all(page, [*snapshot_command, *shot_command])
+                if bgym:
+                    snapshot, *rest = rest
             elif want_tree:
                 tree, snapshot, *rest = self._cdp_send_all(page, [
                     ("Accessibility.getFullAXTree", None),
@@ -717,7 +745,15 @@ class BrowserSession:
                             error: str) -> PageObservation:
         text = ""
         elements: dict[str, ElementInfo] = {}
-        if raw.ax_nodes is not None and raw.snapshot is not None:
+        viewport = (float(raw.facts.get("width") or self.viewport[0]),
+                    float(raw.facts.get("height") or self.viewport[1]))
+        if self.axtree_format == "browsergym" and raw.snapshot is not None:
+            facts = bgym_format.index_snapshot(raw.snapshot)
+            if raw.ax_nodes is not None:
+                text, elements = bgym_format.render_cdp(raw.ax_nodes, facts, viewport)
+            elif raw.dom_records is not None:
+                text, elements = bgym_format.render_dom(raw.dom_records, facts, viewport)
+        elif raw.ax_nodes is not None and raw.snapshot is not None:
             text, elements = render_axtree(raw.ax_nodes, index_dom_snapshot(raw.snapshot))
         elif raw.dom_records is not None:
             text, elements = render_dom_records(raw.dom_records)
@@ -725,8 +761,6 @@ class BrowserSession:
         if want_shot and raw.screenshot_b64:
             image = decode_image(base64.b64decode(raw.screenshot_b64))
             if set_of_marks:
-                viewport = (float(raw.facts.get("width") or self.viewport[0]),
-                            float(raw.facts.get("height") or self.viewport[1]))
                 image = draw_set_of_marks(image, elements.values(), viewport)
         return PageObservation(
             url=raw.url, title=str(raw.facts.get("title") or ""), axtree=text if axtree else "", screenshot=image,

@@ -3,8 +3,8 @@
     bash scripts/setup_browsergym_venv.sh            # once: browsergym-core in /work/venvs/bgym
     python benchmarks/browsergym_parity.py [--venv /work/venvs/bgym] [--shops 0,1,2,3] [--show 20]
 
-Every WebMall page type and state (home, category, search with 0 / 1 / many results, product, cart, checkout with
-errors, order received, solution page) and a few generic pages are opened once in this project's session; on each,
+Every WebMall page type and state (home, category, search with 0 / 1 / many results, adding to the cart from a
+listing, product, cart, checkout with errors, order received, solution page) and a few generic pages are opened once in this project's session; on each,
 the project's text (``axtree_format="browsergym"``, both the ``cdp`` and the ``dom`` backend) is taken, then
 BrowserGym's own functions run on the same page (``_pre_extract``, ``extract_merged_axtree``,
 ``extract_dom_snapshot``, ``extract_dom_extra_properties``, ``flatten_axtree_to_str`` with AgentLab's WebMall flags
@@ -174,6 +174,11 @@ def _shop_pages(env: Any, session: BrowserSession, shops: list[int]) -> Iterator
                            ("product", product.path), ("empty cart", "/cart/")]:
             assert session.goto(origin + path) == "", (what, path)
             yield f"shop {index} {what}"
+        session.goto(origin + category.url_path)
+        add = _bid(session, "link", "Add to") or _bid(session, "button", "Add to")
+        if add:
+            session.execute({"action_type": "click", "bid": add})  # WooCommerce adds in place, with "View cart"
+            yield f"shop {index} category after add to cart"
         session.goto(origin + product.path)
         add = _bid(session, "button", "Add to")
         if add:
@@ -199,6 +204,80 @@ def _shop_pages(env: Any, session: BrowserSession, shops: list[int]) -> Iterator
         if place:
             session.execute({"action_type": "click", "bid": place})
             yield f"shop {index} order received" if "order-received" in session.url else f"shop {index} order refused"
+
+
+def compare_marks(session: BrowserSession, venv: str | None = None) -> tuple[set[str], set[str], float]:
+    """The set-of-marks flags of BrowserGym and of the project on the session's page, and the share of pixels that
+    differ between BrowserGym's ``overlay_som`` (its flags and boxes) and the project's overlay (its own flags and
+    boxes) drawn on one screenshot (the project's own screenshots are JPEG, BrowserGym's PNG).
+
+    Returns:
+        ``(browsergym_flags, project_flags, differing_pixel_share)``, flags as the project's bids.
+    """
+    import numpy as np
+
+    load_browsergym(venv)
+    from browsergym.core import observation as bg_obs
+    from browsergym.utils.obs import overlay_som
+
+    saved = session.axtree_format
+    session.axtree_format = "browsergym"
+    try:
+        ours = session.observe(screenshot=True, set_of_marks=True)
+        plain = session.observe(screenshot=True)
+    finally:
+        session.axtree_format = saved
+
+    def browsergym_side(page: Any) -> tuple[dict[str, Any], dict[str, str]]:
+        bg_obs._pre_extract(page, lenient=True)  # noqa: SLF001
+        try:
+            extra = bg_obs.extract_dom_extra_properties(bg_obs.extract_dom_snapshot(page), 1.0)
+        finally:
+            bg_obs._post_extract(page)  # noqa: SLF001
+        ids = page.evaluate("() => Object.fromEntries(Array.from(document.querySelectorAll('[bid][data-pe-bid]'), "
+                            "el => [el.getAttribute('bid'), el.getAttribute('data-pe-bid')]))")
+        return extra, ids
+
+    extra, ids = session.call(browsergym_side)
+    renamed = {ids[bid]: props for bid, props in extra.items() if bid in ids}
+    bg_flags = {bid for bid, props in renamed.items() if props["set_of_marks"] and props["bbox"]}
+    assert plain.screenshot is not None and ours.screenshot is not None
+    reference = overlay_som(plain.screenshot, extra_properties=renamed)
+    from personal_envs.browser.bgym_format import index_snapshot
+    from personal_envs.browser.bgym_marks import draw_browsergym_marks
+
+    snapshot = session.call(lambda page: page.context.new_cdp_session(page).send(
+        "DOMSnapshot.captureSnapshot", {"computedStyles": []}))
+    boxes = index_snapshot(snapshot).boxes  # the project's own boxes, drawn with the project's flags
+    project_flags = _project_flags(session)
+    drawn = draw_browsergym_marks(plain.screenshot, boxes, project_flags)
+    share = float(np.mean(np.any(reference != drawn, axis=2)))
+    return bg_flags, set(project_flags), share
+
+
+def _project_flags(session: BrowserSession) -> list[str]:
+    from personal_envs.browser.page_scripts import SOM_FLAGS_JS
+
+    flags = session.call(lambda page: page.evaluate(SOM_FLAGS_JS))
+    return [str(bid) for bid in flags]
+
+
+#: Differences known to remain: (page, backend) -> the differing diff lines.  An ``<img alt="">`` is left out of
+#: Chromium's own tree (not even an ignored node); BrowserGym's ARIA marks bring it in as an ``image ''`` line.  The
+#: DOM walk shows it; the CDP backend cannot.  The embedded shops have no such image.
+KNOWN_DIFFERENCES: dict[tuple[str, str], list[str]] = {
+    ("generic /table", "cdp"): ["-\timage '', visible, url='data:image/gif;base64,R0lGODlhAQABAAAAACw='"],
+}
+
+
+def unexpected(results: list[PageResult]) -> dict[tuple[str, str], list[str]]:
+    """The differences not listed in :data:`KNOWN_DIFFERENCES`."""
+    found = {}
+    for result in results:
+        for backend, diff in result.diffs.items():
+            if diff and diff != KNOWN_DIFFERENCES.get((result.name, backend)):
+                found[(result.name, backend)] = diff
+    return found
 
 
 def run(venv: str | None, shops: list[int], data_dir: str | None) -> list[PageResult]:
@@ -230,7 +309,8 @@ def main() -> int:
     parser.add_argument("--data-dir", default=None, help="official WebMall data (default: the shipped catalog)")
     parser.add_argument("--show", type=int, default=12, help="differing lines shown per page and backend")
     args = parser.parse_args()
-    results = run(args.venv, [int(s) for s in args.shops.split(",") if s], args.data_dir)
+    shops = [int(s) for s in args.shops.split(",") if s]
+    results = run(args.venv, shops, args.data_dir)
     print(f"{'page':36} {'lines':>6} {'cdp diff':>9} {'dom diff':>9}")
     for result in results:
         print(f"{result.name:36} {result.lines:6d} {len(result.diffs['cdp']):9d} {len(result.diffs['dom']):9d}")
@@ -240,8 +320,9 @@ def main() -> int:
                 print(f"\n== {result.name} [{backend}] {result.url}")
                 print("\n".join(line[:240] for line in diff[: args.show]))
     same = sum(result.same for result in results)
-    print(f"\n{same}/{len(results)} pages identical to BrowserGym's text (bids aside) with both backends")
-    return 0 if same == len(results) else 1
+    print(f"\n{same}/{len(results)} pages identical to BrowserGym's text (bids aside) with both backends; "
+          f"{len(unexpected(results))} page/backend pairs with differences not known before")
+    return 0 if not unexpected(results) else 1
 
 
 if __name__ == "__main__":

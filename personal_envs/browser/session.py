@@ -32,6 +32,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from personal_envs.browser import bgym_format
 from personal_envs.browser.actions import BROWSER_ACTIONS, MAX_WAIT_MS
 from personal_envs.browser.axtree import MAX_TEXT_CHARS, index_dom_snapshot, render_axtree, render_dom_records
+from personal_envs.browser.bgym_marks import draw_browsergym_marks
 from personal_envs.browser.cdp import Command, send_concurrently
 from personal_envs.browser.errors import describe_playwright_error, is_dead_target_error
 from personal_envs.browser.host import BrowserDied, BrowserError, BrowserHost
@@ -44,6 +45,7 @@ from personal_envs.browser.page_scripts import (
     INSPECT_ELEMENT_JS,
     NEXT_FRAMES_JS,
     SET_VALUE_JS,
+    SOM_FLAGS_JS,
     STAMP_BIDS_JS,
 )
 from personal_envs.browser.process import browser_pid_on_thread, kill_browser
@@ -124,6 +126,7 @@ class _RawObservation:
     screenshot_b64: str | None
     tabs: tuple[str, ...]
     active_tab: int
+    som_bids: list[str] | None = None
 
 
 class _Call:
@@ -302,7 +305,7 @@ class BrowserSession:
             want_tree = axtree or set_of_marks
             want_shot = screenshot or set_of_marks
             holder: list[_RawObservation] = []
-            notice = self._run(lambda: holder.append(self._observe_raw(want_tree, want_shot)),
+            notice = self._run(lambda: holder.append(self._observe_raw(want_tree, want_shot, set_of_marks)),
                                budget_s=self.hang_timeout_s)
             notice = _join(self._take_notice(), notice)
             error = _join(self.last_error, notice)
@@ -687,7 +690,14 @@ class BrowserSession:
     def _walk_dom(self, page: Page) -> tuple[dict[str, Any], list[list[Any]]]:
         return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, self._walk_options()))
 
-    def _observe_raw(self, want_tree: bool, want_shot: bool) -> _RawObservation:
+    def _observe_raw(self, want_tree: bool, want_shot: bool, marks: bool = False) -> _RawObservation:
+        raw = self._observe_raw_retrying(want_tree, want_shot)
+        if marks and self.axtree_format == "browsergym" and self._page is not None:
+            flagged = self._evaluate(self._page, SOM_FLAGS_JS)
+            raw.som_bids = [str(bid) for bid in flagged] if isinstance(flagged, list) else []
+        return raw
+
+    def _observe_raw_retrying(self, want_tree: bool, want_shot: bool) -> _RawObservation:
         try:
             return self._observe_raw_once(want_tree, want_shot)
         except PlaywrightError as exc:
@@ -747,6 +757,7 @@ class BrowserSession:
         elements: dict[str, ElementInfo] = {}
         viewport = (float(raw.facts.get("width") or self.viewport[0]),
                     float(raw.facts.get("height") or self.viewport[1]))
+        facts = None
         if self.axtree_format == "browsergym" and raw.snapshot is not None:
             facts = bgym_format.index_snapshot(raw.snapshot)
             if raw.ax_nodes is not None:
@@ -760,7 +771,9 @@ class BrowserSession:
         image = None
         if want_shot and raw.screenshot_b64:
             image = decode_image(base64.b64decode(raw.screenshot_b64))
-            if set_of_marks:
+            if set_of_marks and facts is not None and raw.som_bids is not None:
+                image = draw_browsergym_marks(image, facts.boxes, raw.som_bids)
+            elif set_of_marks:
                 image = draw_set_of_marks(image, elements.values(), viewport)
         return PageObservation(
             url=raw.url, title=str(raw.facts.get("title") or ""), axtree=text if axtree else "", screenshot=image,

@@ -178,6 +178,7 @@ def _shop_pages(env: Any, session: BrowserSession, shops: list[int]) -> Iterator
         add = _bid(session, "link", "Add to") or _bid(session, "button", "Add to")
         if add:
             session.execute({"action_type": "click", "bid": add})  # WooCommerce adds in place, with "View cart"
+            session.execute({"action_type": "noop", "wait_ms": 500})  # BrowserGym waits 0.5 s after an action
             yield f"shop {index} category after add to cart"
         session.goto(origin + product.path)
         add = _bid(session, "button", "Add to")

@@ -126,6 +126,20 @@ def index_snapshot(snapshot: Mapping[str, Any]) -> SnapshotFacts:
     return SnapshotFacts(bids, tags, text_parents, boxes, clickable, marked)
 
 
+def has_unstamped_elements(snapshot: Mapping[str, Any]) -> bool:
+    """True if an element of the main document has no bid yet (a script added it after the bids were stamped)."""
+    documents = snapshot.get("documents") or []
+    if not documents:
+        return False
+    strings: Sequence[str] = snapshot.get("strings") or []
+    bid_index = _string_index(strings, BID_ATTRIBUTE)
+    nodes = documents[0].get("nodes") or {}
+    for kind, attrs in zip(nodes.get("nodeType") or [], nodes.get("attributes") or [], strict=False):
+        if kind == 1 and bid_index not in attrs[0::2]:
+            return True
+    return False
+
+
 def _string_index(strings: Sequence[str], text: str) -> int:
     try:
         return strings.index(text)

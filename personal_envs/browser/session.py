@@ -742,6 +742,10 @@ class BrowserSession:
                     ("DOMSnapshot.captureSnapshot", {"computedStyles": []}),
                     *shot_command,
                 ])
+                if bgym and snapshot is not None and bgym_format.has_unstamped_elements(snapshot):
+                    # A script added elements between stamping and the tree (an AJAX reply): once more, with bids.
+                    facts = self._stamp(page)
+                    tree, snapshot = self._cdp_send_all(page, [("Accessibility.getFullAXTree", None), _DOM_SNAPSHOT])
                 ax_nodes = tree.get("nodes", [])
             else:
                 rest = self._cdp_send_all(page, shot_command)

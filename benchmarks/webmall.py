@@ -1,6 +1,11 @@
 """WebMall benchmark: step and reset latency, memory per env, and throughput with parallel envs.
 
     python benchmarks/webmall.py --steps 80 --resets 10 --episodes 3 [--data-dir ../shared/anchors/webmall]
+    python benchmarks/webmall.py --format-cost-only --steps 80 --data-dir ../shared/anchors/webmall
+
+The AX-tree format rows run the same browsing cycle with the compact text and with BrowserGym's text (the
+default, what the paper's agents read) in one invocation, and print step p50 and tokens per observation
+(4 characters a token, the project's estimate) for each.
 
 Steps follow a browsing cycle: type a category URL, scroll, fill the search box, click a product link; two of the
 four load a new page.  The p50 of each action kind is printed as well.
@@ -26,11 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _measure import cpu_reference_s, machine, percentiles, tree_pss_mb, tree_rss_mb  # noqa: E402
 
 from personal_envs.browser.host import default_executable  # noqa: E402
-from personal_envs.browser.session import AxTreeBackend  # noqa: E402
+from personal_envs.browser.session import AxTreeBackend, AxTreeFormat  # noqa: E402
+from personal_envs.llm.prompt import estimate_tokens  # noqa: E402
 from personal_envs.webmall.env import WebMallEnv  # noqa: E402
 from personal_envs.webmall.oracle import WebMallOracle  # noqa: E402
 
-PRODUCT_LINK = re.compile(r"\[(\w+)\] link '[^']*' url='[^']*/product/")
+PRODUCT_LINK = re.compile(r"\[(\w+)\] link .*url='[^']*/product/")
 SEARCHBOX = re.compile(r"\[(\w+)\] searchbox")
 
 
@@ -58,11 +64,13 @@ def _next_action(env: WebMallEnv, step: int, axtree: str) -> tuple[str, dict[str
     return "goto", {"action_type": "goto", "url": origin + shop.products[0].path}
 
 
-def step_latency(mode: str, steps: int, data_dir: str | None,
-                 backend: AxTreeBackend | None) -> dict[str, list[float]]:
-    """Step wall times (seconds) by action kind, plus ``"all"``, over the browsing cycle of :func:`_next_action`."""
-    env = WebMallEnv(data_dir=data_dir or "shipped", observation_mode=mode, axtree_backend=backend)
-    samples: dict[str, list[float]] = {"all": []}
+def step_latency(mode: str, steps: int, data_dir: str | None, backend: AxTreeBackend | None,
+                 axtree_format: AxTreeFormat = "browsergym") -> dict[str, list[float]]:
+    """Step wall times (seconds) by action kind, plus ``"all"``, over the browsing cycle of :func:`_next_action`;
+    ``"tokens"`` holds the estimated tokens of each observation's AX tree."""
+    env = WebMallEnv(data_dir=data_dir or "shipped", observation_mode=mode, axtree_backend=backend,
+                     axtree_format=axtree_format)
+    samples: dict[str, list[float]] = {"all": [], "tokens": []}
     try:
         obs, _ = env.reset(seed=0, options={"task_index": 0})
         for step in range(steps):
@@ -71,6 +79,7 @@ def step_latency(mode: str, steps: int, data_dir: str | None,
             obs, *_ = env.step(action)
             elapsed = time.perf_counter() - start
             samples["all"].append(elapsed)
+            samples["tokens"].append(float(estimate_tokens(str(obs.get("axtree", "")))))
             samples.setdefault(kind, []).append(elapsed)
             if env.episode_over:
                 obs, _ = env.reset(options={"task_index": 0})
@@ -81,9 +90,21 @@ def step_latency(mode: str, steps: int, data_dir: str | None,
 
 def _print_steps(label: str, samples: dict[str, list[float]], target_ms: float) -> None:
     p50, p99 = percentiles(samples["all"])
-    kinds = "  ".join(f"{kind} {percentiles(values)[0]:.0f}" for kind, values in samples.items() if kind != "all")
+    kinds = "  ".join(f"{kind} {percentiles(values)[0]:.0f}" for kind, values in samples.items()
+                      if kind not in ("all", "tokens"))
     print(f"step latency, {label:<22} p50 {p50:7.1f} ms   p99 {p99:7.1f} ms   (target p50 <= {target_ms:.0f} ms)")
     print(f"    p50 by action (ms): {kinds}")
+
+
+def format_cost(steps: int, data_dir: str | None, backend: AxTreeBackend | None) -> None:
+    """Step p50 and tokens per observation of the compact and the BrowserGym AX-tree text, same browsing cycle."""
+    for axtree_format in ("compact", "browsergym"):
+        samples = step_latency("axtree", steps, data_dir, backend, axtree_format)  # type: ignore[arg-type]
+        p50, p99 = percentiles(samples["all"])
+        tokens = sorted(samples["tokens"])
+        mean = sum(tokens) / max(len(tokens), 1)
+        print(f"AX tree format {axtree_format:<10}: step p50 {p50:7.1f} ms  p99 {p99:7.1f} ms   tokens per observation "
+              f"mean {mean:7.0f}  median {tokens[len(tokens) // 2]:7.0f}  max {tokens[-1]:7.0f}")
 
 
 def reset_latency(resets: int, data_dir: str | None) -> tuple[tuple[float, float], float, float]:
@@ -162,6 +183,8 @@ def main() -> None:
     parser.add_argument("--shared-envs", type=int, nargs="*", default=[4],
                         help="also measure memory per env with this many envs in one process")
     parser.add_argument("--data-dir", default=None, help="official WebMall data (default: shipped catalog)")
+    parser.add_argument("--format-cost-only", action="store_true",
+                        help="only the compact vs BrowserGym AX-tree format rows")
     parser.add_argument("--axtree-backend", default=None, choices=["auto", "cdp", "dom"],
                         help="AX tree backend for the step-latency rows (default: the env's; other rows use it too)")
     args = parser.parse_args()
@@ -169,6 +192,9 @@ def main() -> None:
     print(f"catalog: {'official ' + args.data_dir if args.data_dir else 'shipped'}")
     print(f"chromium: {default_executable()}; CPU reference (Python loop of 1e7 additions): {cpu_reference_s():.2f} s")
     print(f"AX tree backend: {args.axtree_backend or 'the env default (dom on the embedded shops)'}")
+    format_cost(args.steps, args.data_dir, args.axtree_backend)
+    if args.format_cost_only:
+        return
     _print_steps("AX tree:", step_latency("axtree", args.steps, args.data_dir, args.axtree_backend), 30)
     _print_steps("AX tree + screenshot:",
                  step_latency("axtree+screenshot", args.steps, args.data_dir, args.axtree_backend), 80)

@@ -6,6 +6,7 @@ Element ids come from the ``data-pe-bid`` attributes stamped into the page; a DO
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -181,7 +182,8 @@ def format_line(bid: str, role: str, name: str, value: str, props: Mapping[str, 
     return " ".join(parts)
 
 
-_LINE = re.compile(r"^(?P<indent>\t*)\[(?P<bid>[^\]]+)\]\s+(?P<role>\S+)(?:\s+'(?P<name>(?:[^'\\]|\\.)*)')?(?P<rest>.*)$")
+_LINE = re.compile(r"^(?P<indent>\t*)\[(?P<bid>[^\]]+)\]\s+(?P<role>\S+)"
+                   r"(?:\s+(?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<rest>.*)$")
 
 
 @dataclass(frozen=True)
@@ -196,8 +198,15 @@ class AxLine:
 
     @property
     def flags(self) -> frozenset[str]:
-        """Bare words after the name and value (``focused``, ``disabled``, ...)."""
-        return frozenset(word for word in self.rest.split() if "=" not in word and "'" not in word)
+        """Bare words after the name and value (``focused``, ``disabled``, ...); in BrowserGym's format also
+        ``visible`` / ``clickable`` and the properties written ``key=True``."""
+        words = set()
+        for word in re.split(r"[\s,]+", self.rest):
+            if word.endswith("=True"):
+                words.add(word[:-5])
+            elif word and "=" not in word and "'" not in word:
+                words.add(word)
+        return frozenset(words)
 
 
 def parse_line(line: str) -> AxLine | None:
@@ -205,8 +214,17 @@ def parse_line(line: str) -> AxLine | None:
     match = _LINE.match(line)
     if match is None:
         return None
-    name = re.sub(r"\\(.)", r"\1", match.group("name") or "")
+    name = _unquote(match.group("name") or "''")
     return AxLine(len(match.group("indent")), match.group("bid"), match.group("role"), name, match.group("rest"))
+
+
+def _unquote(token: str) -> str:
+    """The text of a quoted name: Python's ``repr`` (BrowserGym's format) or this module's own quoting."""
+    try:
+        value = ast.literal_eval(token)
+    except (ValueError, SyntaxError):
+        return re.sub(r"\\(.)", r"\1", token[1:-1])
+    return value if isinstance(value, str) else token[1:-1]
 
 
 def parse_axtree(text: str) -> list[AxLine]:

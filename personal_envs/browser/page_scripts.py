@@ -27,6 +27,9 @@ INSPECT_ELEMENT_JS = load_script("inspect_element.js")
 #: is applied to the document by then (measured: ``scrollY`` moves after one frame, not before).
 NEXT_FRAMES_JS = load_script("next_frames.js")
 
+#: The bids BrowserGym flags for its set-of-marks overlay (see :mod:`personal_envs.browser.bgym_marks`).
+SOM_FLAGS_JS = load_script("som_flags.js")
+
 #: Sets a long value directly (typing a megabyte through the input pipeline takes seconds) and fires the events
 #: a framework listens to.
 SET_VALUE_JS = load_script("set_value.js")

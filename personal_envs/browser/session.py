@@ -29,8 +29,10 @@ from playwright.sync_api import BrowserContext, CDPSession, Dialog, Frame, Page,
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from personal_envs.browser import bgym_format
 from personal_envs.browser.actions import BROWSER_ACTIONS, MAX_WAIT_MS
 from personal_envs.browser.axtree import MAX_TEXT_CHARS, index_dom_snapshot, render_axtree, render_dom_records
+from personal_envs.browser.bgym_marks import draw_browsergym_marks
 from personal_envs.browser.cdp import Command, send_concurrently
 from personal_envs.browser.errors import describe_playwright_error, is_dead_target_error
 from personal_envs.browser.host import BrowserDied, BrowserError, BrowserHost
@@ -43,6 +45,7 @@ from personal_envs.browser.page_scripts import (
     INSPECT_ELEMENT_JS,
     NEXT_FRAMES_JS,
     SET_VALUE_JS,
+    SOM_FLAGS_JS,
     STAMP_BIDS_JS,
 )
 from personal_envs.browser.process import browser_pid_on_thread, kill_browser
@@ -54,6 +57,14 @@ AxTreeBackend = Literal["auto", "cdp", "dom"]
 
 #: The values :data:`AxTreeBackend` allows.
 AXTREE_BACKENDS: tuple[AxTreeBackend, ...] = ("auto", "cdp", "dom")
+
+AxTreeFormat = Literal["compact", "browsergym"]
+
+#: The values :data:`AxTreeFormat` allows.
+AXTREE_FORMATS: tuple[AxTreeFormat, ...] = ("compact", "browsergym")
+
+_DOM_SNAPSHOT: Command = ("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+_BGYM_WALK_OPTIONS = {"bgym": True}
 
 #: With ``axtree_backend="auto"``, pages with more text than this (characters, form values included) are
 #: observed with the DOM walk.
@@ -115,6 +126,7 @@ class _RawObservation:
     screenshot_b64: str | None
     tabs: tuple[str, ...]
     active_tab: int
+    som_bids: list[str] | None = None
 
 
 class _Call:
@@ -163,6 +175,10 @@ class BrowserSession:
             ``"dom"`` walks the DOM in one script (same line format, approximated ARIA roles and names, much
             faster); ``"auto"`` uses ``"cdp"`` unless the page holds more than :data:`AUTO_DOM_TEXT_CHARS`
             characters of text, where Chromium's tree (a node per text line) would take seconds or minutes.
+        axtree_format: ``"compact"``: ``[bid] role 'name' key=value`` lines, names clipped to
+            :data:`~personal_envs.browser.axtree.MAX_TEXT_CHARS`; ``"browsergym"``: the text BrowserGym's
+            ``flatten_axtree_to_str`` writes with AgentLab's WebMall settings (``visible`` / ``clickable`` tags, nothing
+            clipped; see :mod:`personal_envs.browser.bgym_format`).  Both backends give either format.
 
     Attributes:
         messages: Texts the agent sent with ``send_msg_to_user`` this episode.
@@ -183,6 +199,7 @@ class BrowserSession:
         context_options: dict[str, Any] | None = None,
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
+        axtree_format: AxTreeFormat = "compact",
     ) -> None:
         #: True when the session took the process-wide host and hands it back on close().
         self._acquired = host is None
@@ -196,6 +213,9 @@ class BrowserSession:
         if axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend
+        if axtree_format not in AXTREE_FORMATS:
+            raise ValueError(f"axtree_format must be 'compact' or 'browsergym', got {axtree_format!r}")
+        self.axtree_format: AxTreeFormat = axtree_format
         self._context_options: dict[str, Any] = {
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
             "service_workers": "block",
@@ -285,7 +305,7 @@ class BrowserSession:
             want_tree = axtree or set_of_marks
             want_shot = screenshot or set_of_marks
             holder: list[_RawObservation] = []
-            notice = self._run(lambda: holder.append(self._observe_raw(want_tree, want_shot)),
+            notice = self._run(lambda: holder.append(self._observe_raw(want_tree, want_shot, set_of_marks)),
                                budget_s=self.hang_timeout_s)
             notice = _join(self._take_notice(), notice)
             error = _join(self.last_error, notice)
@@ -664,10 +684,20 @@ class BrowserSession:
         facts = self._evaluate(page, STAMP_BIDS_JS)
         return facts if isinstance(facts, dict) else {}
 
-    def _walk_dom(self, page: Page) -> tuple[dict[str, Any], list[list[Any]]]:
-        return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, MAX_TEXT_CHARS))
+    def _walk_options(self) -> Any:
+        return _BGYM_WALK_OPTIONS if self.axtree_format == "browsergym" else MAX_TEXT_CHARS
 
-    def _observe_raw(self, want_tree: bool, want_shot: bool) -> _RawObservation:
+    def _walk_dom(self, page: Page) -> tuple[dict[str, Any], list[list[Any]]]:
+        return _walk_result(self._evaluate(page, _STAMP_AND_WALK_JS, self._walk_options()))
+
+    def _observe_raw(self, want_tree: bool, want_shot: bool, marks: bool = False) -> _RawObservation:
+        raw = self._observe_raw_retrying(want_tree, want_shot)
+        if marks and self.axtree_format == "browsergym" and self._page is not None:
+            flagged = self._evaluate(self._page, SOM_FLAGS_JS)
+            raw.som_bids = [str(bid) for bid in flagged] if isinstance(flagged, list) else []
+        return raw
+
+    def _observe_raw_retrying(self, want_tree: bool, want_shot: bool) -> _RawObservation:
         try:
             return self._observe_raw_once(want_tree, want_shot)
         except PlaywrightError as exc:
@@ -689,21 +719,33 @@ class BrowserSession:
         shot_command: list[Command] = [("Page.captureScreenshot", {
             "format": "jpeg", "quality": SCREENSHOT_JPEG_QUALITY, "optimizeForSpeed": True})] if want_shot else []
         # The screenshot is taken in the browser while the renderer builds the tree: both are sent at once.
+        # BrowserGym's format needs the DOM snapshot with either backend (clickable flags, boxes, tag names).
+        bgym = self.axtree_format == "browsergym"
+        snapshot_command: list[Command] = [_DOM_SNAPSHOT] if bgym else []
         if want_tree and self.axtree_backend == "dom":
             walk, *rest = self._cdp_send_all(
-                page, [_evaluate_command(_STAMP_AND_WALK_JS, (MAX_TEXT_CHARS,), False), *shot_command])
+                page, [_evaluate_command(_STAMP_AND_WALK_JS, (self._walk_options(),), False), *snapshot_command,
+                       *shot_command])
             facts, records = _walk_result(_evaluation_result(walk))
+            if bgym:
+                snapshot, *rest = rest
         else:
             facts = self._stamp(page)
             if want_tree and self.axtree_backend == "auto" and int(facts.get("textChars") or 0) > AUTO_DOM_TEXT_CHARS:
                 facts, records = self._walk_dom(page)
-                rest = self._cdp_send_all(page, shot_command)
+                rest = self._cdp_send_all(page, [*snapshot_command, *shot_command])
+                if bgym:
+                    snapshot, *rest = rest
             elif want_tree:
                 tree, snapshot, *rest = self._cdp_send_all(page, [
                     ("Accessibility.getFullAXTree", None),
                     ("DOMSnapshot.captureSnapshot", {"computedStyles": []}),
                     *shot_command,
                 ])
+                if bgym and snapshot is not None and bgym_format.has_unstamped_elements(snapshot):
+                    # A script added elements between stamping and the tree (an AJAX reply): once more, with bids.
+                    facts = self._stamp(page)
+                    tree, snapshot = self._cdp_send_all(page, [("Accessibility.getFullAXTree", None), _DOM_SNAPSHOT])
                 ax_nodes = tree.get("nodes", [])
             else:
                 rest = self._cdp_send_all(page, shot_command)
@@ -717,16 +759,25 @@ class BrowserSession:
                             error: str) -> PageObservation:
         text = ""
         elements: dict[str, ElementInfo] = {}
-        if raw.ax_nodes is not None and raw.snapshot is not None:
+        viewport = (float(raw.facts.get("width") or self.viewport[0]),
+                    float(raw.facts.get("height") or self.viewport[1]))
+        facts = None
+        if self.axtree_format == "browsergym" and raw.snapshot is not None:
+            facts = bgym_format.index_snapshot(raw.snapshot)
+            if raw.ax_nodes is not None:
+                text, elements = bgym_format.render_cdp(raw.ax_nodes, facts, viewport)
+            elif raw.dom_records is not None:
+                text, elements = bgym_format.render_dom(raw.dom_records, facts, viewport)
+        elif raw.ax_nodes is not None and raw.snapshot is not None:
             text, elements = render_axtree(raw.ax_nodes, index_dom_snapshot(raw.snapshot))
         elif raw.dom_records is not None:
             text, elements = render_dom_records(raw.dom_records)
         image = None
         if want_shot and raw.screenshot_b64:
             image = decode_image(base64.b64decode(raw.screenshot_b64))
-            if set_of_marks:
-                viewport = (float(raw.facts.get("width") or self.viewport[0]),
-                            float(raw.facts.get("height") or self.viewport[1]))
+            if set_of_marks and facts is not None and raw.som_bids is not None:
+                image = draw_browsergym_marks(image, facts.boxes, raw.som_bids)
+            elif set_of_marks:
                 image = draw_set_of_marks(image, elements.values(), viewport)
         return PageObservation(
             url=raw.url, title=str(raw.facts.get("title") or ""), axtree=text if axtree else "", screenshot=image,

@@ -9,8 +9,10 @@ Scoring is the task's (:class:`~personal_envs.webmall.tasks.WebMallTask` over a
 submission.
 
 Observation modes (``observation_mode``): ``"axtree"``, ``"screenshot"`` (screenshot with set-of-marks),
-``"axtree+screenshot"`` and ``"axtree+memory"`` (the paper's AX tree plus a memory the agent writes with the
-``update_memory`` action).
+``"axtree+screenshot"`` and ``"axtree+memory"`` (the paper's AX tree plus memory as AgentLab keeps it: any action
+may carry a ``memory`` text, written in the same step, and the observation's ``memory`` lists what the agent wrote
+so far, step by step).  The AX tree is BrowserGym's text by default (``axtree_format="browsergym"``: what
+``flatten_axtree_to_str`` gave the paper's agents, ``visible`` / ``clickable`` tags, nothing clipped).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 
 from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession, PageObservation
-from personal_envs.browser.session import AXTREE_BACKENDS, AxTreeBackend
+from personal_envs.browser.session import AXTREE_BACKENDS, AXTREE_FORMATS, AxTreeBackend, AxTreeFormat
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
@@ -41,11 +43,13 @@ MAX_MEMORY_CHARS = 20_000
 MAX_INSTRUCTION_CHARS = 20_000
 MAX_URL_CHARS = 8192
 
-MEMORY_SPEC = ActionSpec.make(
-    "update_memory",
-    "Replace the content of your memory (shown in every observation) with the given text.",
-    text=Param("string", "New memory content.", max_length=MAX_MEMORY_CHARS),
-)
+#: Longest memory one action may carry.
+MAX_STEP_MEMORY_CHARS = 4000
+
+#: The optional argument every action takes in ``"axtree+memory"`` mode (AgentLab's ``<memory>`` answer part).
+MEMORY_PARAM = Param("string", "Optional: anything to remember for the next steps (URLs, prices, hints); shown in "
+                     "every later observation. Written with this action, no extra step.", required=False,
+                     max_length=MAX_STEP_MEMORY_CHARS)
 
 #: Value of ``data_dir`` that forces the shipped catalog even if official data is in the cache.
 SHIPPED = "shipped"
@@ -61,7 +65,24 @@ def _action_specs(memory: bool) -> tuple[ActionSpec, ...]:
         if spec.name == "noop" else spec
         for spec in BROWSER_ACTION_SPECS
     )
-    return specs + ((MEMORY_SPEC,) if memory else ())
+    if memory:
+        specs = tuple(ActionSpec(spec.name, spec.description, (*spec.params, ("memory", MEMORY_PARAM)))
+                      for spec in specs)
+    return specs
+
+
+def render_memories(memories: list[tuple[int, str]], limit: int = MAX_MEMORY_CHARS) -> str:
+    """The memories written so far as AgentLab's prompt shows them (``## step i`` then ``<memory>``), newest kept
+    when they exceed ``limit`` characters."""
+    blocks = [f"## step {step}\n<memory>\n{text}\n</memory>" for step, text in memories]
+    kept: list[str] = []
+    size = 0
+    for block in reversed(blocks):
+        if size + len(block) + 1 > limit:
+            break
+        kept.append(block)
+        size += len(block) + 1
+    return "\n".join(reversed(kept))
 
 
 def resolve_data_dir(data_dir: str | Path | None) -> Path | None:
@@ -97,6 +118,9 @@ class WebMallEnv(PersonalEnv):
         shop_urls: Origins of the four original WooCommerce shops; no embedded shop is started then.
         viewport: Browser viewport ``(width, height)``.
         navigation_timeout_s: Limit for a page to load.
+        axtree_format: ``"browsergym"`` (default: BrowserGym's ``flatten_axtree_to_str`` text with AgentLab's WebMall
+            settings, as the paper's agents read it) or ``"compact"`` (names clipped, no ``visible`` / ``clickable``
+            tags; fewer tokens).
         axtree_backend: How the AX tree is built (see :class:`~personal_envs.browser.BrowserSession`): ``"cdp"``
             or ``"auto"`` (Chromium's own tree, the one BrowserGym agents see) or ``"dom"`` (one DOM walk).  Default:
             ``"dom"`` on the embedded shops, where it gives the same text as Chromium's tree on every page type
@@ -122,6 +146,7 @@ class WebMallEnv(PersonalEnv):
         viewport: tuple[int, int] = (1280, 720),
         navigation_timeout_s: float = 10.0,
         axtree_backend: AxTreeBackend | None = None,
+        axtree_format: AxTreeFormat = "browsergym",
         render_mode: str | None = None,
         host: BrowserHost | None = None,
     ) -> None:
@@ -155,6 +180,9 @@ class WebMallEnv(PersonalEnv):
         if axtree_backend is not None and axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend or ("auto" if shop_urls else "dom")
+        if axtree_format not in AXTREE_FORMATS:
+            raise ValueError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
+        self.axtree_format: AxTreeFormat = axtree_format
         self._host = host
 
         obs_spaces: dict[str, spaces.Space[Any]] = {
@@ -175,7 +203,7 @@ class WebMallEnv(PersonalEnv):
         self.world = WebMallWorld(self.cluster)
         self.task: WebMallTask | None = None
         self.origins = self.cluster.origins()
-        self.memory = ""
+        self.memories: list[tuple[int, str]] = []
         self._page: PageObservation | None = None
         self._paid_progress = 0.0
         self._closed = False
@@ -204,6 +232,7 @@ class WebMallEnv(PersonalEnv):
             session = self.world.session = BrowserSession(
                 self._host, viewport=self.viewport, allowed_origins=allowed,
                 navigation_timeout_s=self.navigation_timeout_s, axtree_backend=self.axtree_backend,
+                axtree_format=self.axtree_format,
             )
         return session
 
@@ -215,7 +244,7 @@ class WebMallEnv(PersonalEnv):
         info = self.task.setup(self.world, self.np_random)
         session = self._ensure_session()
         session.reset()
-        self.memory = ""
+        self.memories = []
         self._paid_progress = 0.0
         error = session.goto(self.cluster.solution_origin + "/")
         self.last_action_error = self._look(error)[:MAX_ERROR_CHARS]
@@ -234,9 +263,11 @@ class WebMallEnv(PersonalEnv):
 
     def _apply(self, action: Action) -> StepResult:
         session = self._ensure_session()
-        if action.name == "update_memory":
-            self.memory = str(action.arguments["text"])
-            return StepResult()
+        if "memory" in action.arguments:
+            text = str(action.arguments["memory"])
+            if text.strip():
+                self.memories.append((self.steps - 1, text))
+            action = Action(action.name, {k: v for k, v in action.arguments.items() if k != "memory"})
         if action.name == "report_infeasible":
             self.world.infeasible = True
             return StepResult(terminated=True, info={"infeasible": True})
@@ -289,7 +320,7 @@ class WebMallEnv(PersonalEnv):
         if self.use_screenshot:
             obs["screenshot"] = self._fit_screenshot(page.screenshot if page is not None else None)
         if self.use_memory:
-            obs["memory"] = self.memory
+            obs["memory"] = render_memories(self.memories)
         return obs
 
     def element_boxes(self) -> dict[str, tuple[float, float, float, float]]:

@@ -14,10 +14,9 @@ from typing import Any
 
 import gymnasium as gym
 
+from personal_envs.browser.axtree import parse_axtree
 from personal_envs.policies.base import Policy
 from personal_envs.webmall.evaluator import COUNTRY_ALIASES
-
-_LINE = re.compile(r"^\s*\[([^\]]+)\]\s+(\S+)(?:\s+'((?:[^'\\]|\\.)*)')?")
 
 
 @dataclass(frozen=True)
@@ -32,13 +31,7 @@ class Intent:
 
 def axtree_elements(axtree: str) -> list[tuple[str, str, str]]:
     """(bid, role, name) of every AX tree line that has a bid."""
-    found = []
-    for line in axtree.splitlines():
-        match = _LINE.match(line)
-        if match:
-            name = (match.group(3) or "").replace("\\'", "'").replace("\\\\", "\\")
-            found.append((match.group(1), match.group(2), name))
-    return found
+    return [(line.bid, line.role, line.name) for line in parse_axtree(axtree)]
 
 
 def billing_values(details: dict[str, str]) -> list[tuple[str, str]]:

@@ -86,11 +86,20 @@ def test_observation_and_memory(env: WebMallEnv) -> None:
     assert "Submit Final Result" in obs["axtree"]
     assert info["shop_urls"][0] in obs["instruction"] and "{{" not in obs["instruction"]
     assert "task_index" in info and "expected" not in str(info).lower()
-    obs, reward, *_ = env.step({"action_type": "update_memory", "text": "offer A: 12.99 €"})
-    assert obs["memory"] == "offer A: 12.99 €" and obs["last_action_error"] == ""
-    obs, reward, terminated, truncated, info = env.step({"action_type": "goto", "url": env.expected_urls[0]})
+    assert "update_memory" not in {spec.name for spec in env.action_specs} and obs["memory"] == ""
+    # AgentLab's memory: written with the action of the same step, no step of its own.
+    obs, reward, terminated, truncated, info = env.step(
+        {"action_type": "goto", "url": env.expected_urls[0], "memory": "offer A: 12.99 €"})
     assert float(reward) > 0  # dense reward for visiting an expected product page
-    assert obs["url"].rstrip("/") == env.expected_urls[0]
+    assert obs["url"].rstrip("/") == env.expected_urls[0] and obs["last_action_error"] == ""
+    assert obs["memory"] == "## step 0\n<memory>\noffer A: 12.99 €\n</memory>" and env.steps == 1
+    obs, *_ = env.step({"action_type": "scroll", "delta_x": 0, "delta_y": 200})
+    obs, *_ = env.step({"action_type": "noop", "memory": "offer B: 9.99 €"})
+    assert obs["memory"].endswith("## step 2\n<memory>\noffer B: 9.99 €\n</memory>") and env.steps == 3
+    assert obs["memory"].startswith("## step 0\n")
+    # The paper's agents read BrowserGym's text: visible / clickable tags, the root with its URL, nothing clipped.
+    assert obs["axtree"].startswith("RootWebArea ") and f"url='{obs['url']}'" in obs["axtree"].splitlines()[0]
+    assert ", clickable, visible, url=" in obs["axtree"]
 
 
 def test_signals_count_answer_pages_and_carts_and_info_hides_the_answers(env: WebMallEnv) -> None:

@@ -1,8 +1,13 @@
-(maxText) => {
+(options) => {
+  // options: the longest name or value shown (compact format), or {bgym: true} for BrowserGym's format: nothing
+  // clipped, layout tables and live-region properties shown, a text's parent name for BrowserGym's redundancy rule.
+  const bg = typeof options === 'object' && options !== null && options.bgym === true;
+  const maxText = bg ? 1e9 : options;
   const ATTR = 'data-pe-bid';
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const clip = (s) => {
-    s = (s || '').replace(/\s+/g, ' ').trim();
+    // Chromium keeps no-break spaces in names; BrowserGym's text shows them.
+    s = bg ? (s || '').replace(/[ \t\n\r\f]+/g, ' ').replace(/^ | $/g, '') : (s || '').replace(/\s+/g, ' ').trim();
     return s.length > maxText ? s.slice(0, maxText - 1) + '\u2026' : s;
   };
   const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BASE']);
@@ -147,6 +152,8 @@
     const items = Array.from(list.children).filter(item => item.tagName === 'LI');
     const reversed = list.tagName === 'OL' && list.reversed;
     let n = list.tagName === 'OL' && list.hasAttribute('start') ? list.start : reversed ? items.length : 1;
+    // BrowserGym writes each <li>'s value property (0 unless set) into its value attribute.
+    if (bg) return String(li.value) + '.';
     for (const item of items) {
       if (item.hasAttribute('value')) n = item.value;
       if (item === li) break;
@@ -203,7 +210,7 @@
         return TEXT_INPUT[type] || 'textbox';
       }
       case 'SELECT': return (el.multiple || el.size > 1) ? 'listbox' : 'combobox';
-      case 'IMG': return el.getAttribute('alt') === '' ? 'none' : 'image';
+      case 'IMG': return el.getAttribute('alt') === '' && !bg ? 'none' : 'image';
       case 'LI': return inRoleChangedList(el) ? 'none' : 'listitem';
       case 'HEADER': return el.closest(SECTIONING) ? 'sectionheader' : 'banner';
       case 'FOOTER': return el.closest(SECTIONING) ? 'sectionfooter' : 'contentinfo';
@@ -220,6 +227,8 @@
       }
       case 'TH': return tableKindOf(el) === 'layout' ? 'LayoutTableCell' : headerRole(el);
       case 'THEAD': case 'TFOOT': return tableKindOf(el) === 'layout' ? 'generic' : 'rowgroup';
+      // BrowserGym's marks (ARIA attributes on every element) bring a data table's <tbody> into the tree.
+      case 'TBODY': return bg && tableKindOf(el) !== 'layout' ? 'rowgroup' : 'generic';
       default: return TAG_ROLES.get(tag) || 'generic';
     }
   };
@@ -357,14 +366,19 @@
     if (tag === 'INPUT') {
       const type = (el.getAttribute('type') || '').toLowerCase();
       if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(type)) return '';
-      if (type === 'password') return '\u2022'.repeat(Math.min(el.value.length, 40));
-      return clip(el.value);
+      if (type === 'password') return '\u2022'.repeat(bg ? el.value.length : Math.min(el.value.length, 40));
+      if (bg && (type === 'range' || type === 'number')) return el.value === '' ? '' : Number(el.value);
+      return bg ? el.value : clip(el.value);
     }
-    if (tag === 'TEXTAREA') return clip(el.value);
+    if (tag === 'TEXTAREA') return bg ? el.value : clip(el.value);
     if (tag === 'SELECT') return clip(el.selectedOptions[0] ? el.selectedOptions[0].label : '');
     // Chromium keeps <progress> and <meter> numbers as 32-bit floats.
     if (tag === 'PROGRESS') return el.hasAttribute('value') ? String(Math.fround(el.value)) : '';
     if (tag === 'METER') return String(Math.fround(el.value));
+    if (bg && VALUE_ROLES.has(role)) {
+      const now = el.getAttribute('aria-valuenow');
+      return now !== null && num(now) !== null ? num(now) : '';
+    }
     // The root of an editable region carries its text as value.
     if ((role === 'textbox' || role === 'generic') && el.isContentEditable
         && !(el.parentElement && el.parentElement.isContentEditable)) return clip(el.textContent);
@@ -460,7 +474,31 @@
       }
       if (href) props.url = clip(href);
     }
+    if (bg) bgProps(el, role, props);
+    if (bg && role === 'image' && el.tagName === 'IMG' && el.currentSrc) props.url = el.currentSrc;
     return props;
+  };
+  // Live regions, pop-ups, multiselectable containers and range texts, as Chromium's AX tree reports them.
+  const LIVE_ROLES = new Map([['alert', ['assertive', true]], ['status', ['polite', true]], ['log', ['polite', false]],
+    ['timer', ['off', false]], ['marquee', ['off', false]]]);
+  const MULTISELECT_ROLES = new Set(['listbox', 'tablist', 'grid', 'tree', 'treegrid']);
+  const bgProps = (el, role, props) => {
+    const implicit = LIVE_ROLES.get(role);
+    const live = el.getAttribute('aria-live');
+    if (implicit || (live && live !== 'off')) {
+      props.live = live || implicit[0];
+      props.atomic = el.hasAttribute('aria-atomic') ? el.getAttribute('aria-atomic') === 'true' : !!(implicit && implicit[1]);
+      props.relevant = el.getAttribute('aria-relevant') || 'additions text';
+      if (el.getAttribute('aria-busy') === 'true') props.busy = 1;
+    }
+    if (el.hasAttribute('aria-keyshortcuts')) props.keyshortcuts = el.getAttribute('aria-keyshortcuts');
+    const popup = (el.getAttribute('aria-haspopup') || '').toLowerCase();
+    if (el.tagName === 'SELECT' && role === 'combobox') props.hasPopup = 'menu';
+    else if (popup && popup !== 'false') props.hasPopup = popup === 'true' ? 'menu' : popup;
+    if (MULTISELECT_ROLES.has(role)) {
+      props.multiselectable = (el.tagName === 'SELECT' && el.multiple) || el.getAttribute('aria-multiselectable') === 'true';
+    }
+    if ((role === 'slider' || role === 'spinbutton') && el.tagName === 'INPUT' && el.value !== '') props.valuetext = el.value;
   };
   // A <label> holding only text and the checkbox or radio it names: Chromium folds it into the control.
   const isFoldedLabel = (label) => {
@@ -487,6 +525,18 @@
     for (const attr of el.attributes) if (attr.name.startsWith('aria-') || attr.name.startsWith('on')) return false;
     return true;
   };
+  // A space next to nothing, a control, an image or a block is left out of Chromium's tree.
+  const REPLACED = new Set(['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON', 'IMG', 'VIDEO', 'CANVAS', 'IFRAME', 'BR',
+    'OBJECT', 'EMBED', 'METER', 'PROGRESS']);
+  const ignorableNeighbour = (sibling, direction) => {
+    while (sibling && (sibling.nodeType === 8 || (sibling.nodeType === 1 && SKIP.has(sibling.tagName)))) {
+      sibling = sibling[direction];
+    }
+    if (!sibling) return true;
+    if (sibling.nodeType === 3) return !/[^ \t\n\r\f]/.test(sibling.nodeValue);
+    if (sibling.nodeType !== 1 || REPLACED.has(sibling.tagName)) return true;
+    return getComputedStyle(sibling).display !== 'inline';
+  };
   const out = [];
   const box = (el) => {
     const rects = el.getClientRects();
@@ -505,8 +555,19 @@
     if (nodes.count++ > 20000) return;
     if (node.nodeType === 3) {
       if (textHidden) return;
-      const text = clip(node.nodeValue);
-      if (text && !parentTexts.includes(text)) out.push([depth, '', 'StaticText', text, '', {}, null, false]);
+      let text = clip(node.nodeValue);
+      if (bg && !text && node.nodeValue) {
+        // A space between inline boxes is a text of its own in Chromium's tree, a collapsed one is not.
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        if (!Array.from(range.getClientRects()).some(r => r.width > 0)) return;
+        if (ignorableNeighbour(node.previousSibling, 'previousSibling')
+            || ignorableNeighbour(node.nextSibling, 'nextSibling')) return;
+        text = ' ';
+      }
+      if (bg ? text && !parentTexts[0].includes(text) : text && !parentTexts.includes(text)) {
+        out.push([depth, '', 'StaticText', text, '', {}, null, false]);
+      }
       return;
     }
     if (node.nodeType !== 1 || SKIP.has(node.tagName)) return;
@@ -520,17 +581,25 @@
     const clickable = el.hasAttribute('onclick');
     let name = '';
     let folded = false;
-    let emit = visibility === 'all' && role !== 'none' && role !== 'generic' && !LAYOUT_ROLES.has(role);
-    if (visibility === 'all' && (role === 'generic' || role === 'none') && (focusable || clickable)) {
+    let emit = visibility === 'all' && role !== 'none' && role !== 'generic' && (bg || !LAYOUT_ROLES.has(role));
+    if (bg && visibility === 'all' && LAYOUT_ROLES.has(role)) {
+      name = role === 'LayoutTableCell' ? clip(textOf(el, 0)) : '';
+    } else if (bg && visibility === 'all' && role === 'generic') {
+      // BrowserGym prints a generic node only when it has properties.
+      const props = propsOf(el, role, getComputedStyle(el), focusable);
+      emit = Object.keys(props).some(key => props[key] !== false);
+      if (emit) name = nameOf(el, role) || (focusable || clickable ? clip(textOf(el, 0)) : '');
+    } else if (!bg && visibility === 'all' && (role === 'generic' || role === 'none') && (focusable || clickable)) {
       role = 'generic';
       name = clip(textOf(el, 0));
       emit = true;
     } else if (emit) {
       name = nameOf(el, role);
       if (!name && (role === 'region' || (role === 'form' && el.tagName !== 'FORM'))) emit = false;
-      else if ((el.tagName === 'P' || el.tagName === 'ADDRESS') && !explicitRoleOf(el)
+      else if ((el.tagName === 'P' || el.tagName === 'ADDRESS') && !explicitRoleOf(el) && !bg
                && isEmptyBlock(el, style)) emit = false;
-      else if (role === 'LabelText' && isFoldedLabel(el)) { emit = false; folded = true; }
+      // BrowserGym's ARIA marks keep such a label in the tree, still without its text.
+      else if (role === 'LabelText' && isFoldedLabel(el)) { emit = bg; folded = true; }
     } else if (visibility === 'all' && role === 'generic'
                && (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby'))) {
       name = nameOf(el, role);
@@ -545,10 +614,18 @@
         || el.isContentEditable);
       out.push([depth, bid, role, name, value, props, bid ? box(el) : null, interactive]);
       childDepth = depth + 1;
-      texts = [name, value];
+      texts = bg ? [name] : [name, value];
       if (el.tagName === 'SELECT' && role === 'combobox') {
         out.push([childDepth, '', 'MenuListPopup', '', '', {}, null, false]);
         childDepth += 1;
+      }
+    }
+    if (bg && emit && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT')) {
+      // Chromium shows a field's text as static text inside it (one per line).
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (!['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden', 'range', 'color'].includes(type)) {
+        const shown = type === 'password' ? '\u2022'.repeat(el.value.length) : el.value;
+        for (const line of shown.split('\n')) if (line) out.push([childDepth, '', 'StaticText', line, '', {}, null, false]);
       }
     }
     if (el.tagName === 'TEXTAREA' || (el.tagName === 'INPUT')) return;
@@ -558,6 +635,10 @@
         && style.listStyleType !== 'none' && style.listStyleImage === 'none') {
       const marker = markerText(el, style.listStyleType);
       if (!texts.includes(marker)) out.push([childDepth, '', 'StaticText', marker, '', {}, null, false]);
+    } else if (bg && emit && role === 'listitem' && visibility === 'all' && style.display === 'list-item'
+               && style.listStyleType !== 'none' && style.listStyleImage === 'none') {
+      // Chromium's list marker node (its text repeats its name and is not printed).
+      out.push([childDepth, '', 'ListMarker', markerText(el, style.listStyleType) + ' ', '', {}, null, false]);
     }
     let children = childrenOf(el);
     if (el.tagName === 'TABLE' && (el.caption || el.tHead || el.tFoot)
@@ -572,11 +653,14 @@
       if (!summary && emit) out.push([childDepth, '', 'DisclosureTriangle', 'Details', '', {}, null, false]);
       if (!el.open) children = summary ? [summary] : [];
     }
+    if (bg && !emit) texts = [name];
     for (const child of children) visit(child, childDepth, texts, nodes, visibility !== 'all' || folded);
   };
   const nodes = {count: 0};
-  const rootFocused = !active || active === document.body || active === document.documentElement;
-  out.push([0, '', 'RootWebArea', clip(document.title), '', rootFocused ? {focused: true} : {}, null, false]);
-  if (document.body) visit(document.body, 1, [], nodes, false);
+  const rootFocused = bg ? document.hasFocus() : !active || active === document.body || active === document.documentElement;
+  const rootProps = rootFocused ? {focused: true} : {};
+  if (bg) rootProps.url = document.URL;
+  out.push([0, '', 'RootWebArea', bg ? document.title : clip(document.title), '', rootProps, null, false]);
+  if (document.body) visit(document.body, 1, bg ? [''] : [], nodes, false);
   return {nodes: out, truncated: nodes.count > 20000};
 }

@@ -37,6 +37,7 @@ from personal_envs.browserarena.actions import (
 )
 from personal_envs.browserarena.dom import PageIndex
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
+from personal_envs.browserarena.external import ExternalStep, action_record
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.world import ArenaWorld
@@ -122,6 +123,7 @@ class BrowserArenaEnv(PersonalEnv):
         self._view: _View | None = None
         self._tabs: list[str] = []
         self._step_record: dict[str, Any] | None = None
+        self._external_driver: object | None = None
         self._closed = False
 
     # ------------------------------------------------------------------------------------------ world
@@ -191,8 +193,18 @@ class BrowserArenaEnv(PersonalEnv):
         self.last_action_error = self._look(str(info.get("start_error", "")))[:MAX_ERROR_CHARS]
         return info
 
+    def accept_external_steps(self, driver: object | None) -> None:
+        """Let ``driver`` hand the env :class:`~personal_envs.browserarena.external.ExternalStep` objects: steps an
+        agent ran in its own browser on the same sites (browser-use's own Agent), recorded like the env's own.
+        ``None`` withdraws the permission."""
+        self._external_driver = driver
+
     def _run_action(self, raw: Any) -> StepResult:
         record = self._step_record = {"step": self.steps, "brain": {}, "actions": []}
+        if isinstance(raw, ExternalStep):
+            result = self._run_external(raw, record)
+            result.record = {**result.record, **record}
+            return result
         if raw is not None and not isinstance(raw, (dict, str)):
             record["raw"] = safe_repr(raw)
         if not looks_like_agent_output(raw):
@@ -206,6 +218,37 @@ class BrowserArenaEnv(PersonalEnv):
                 result = self._guarded(lambda: self._run_output(output), output.actions[0].name)
         result.error = self._look(result.error)
         result.record = {**result.record, **record}
+        return result
+
+    def _run_external(self, step: ExternalStep, record: dict[str, Any]) -> StepResult:
+        if self._external_driver is None or step.driver is not self._external_driver:
+            return StepResult(error="external steps are accepted only from the driver given to "
+                                    "accept_external_steps()")
+        record["brain"] = {key: str(value) for key, value in step.brain.items()}
+        record["actions"] = [action_record(action) for action in step.actions]
+        record.update({key: value for key, value in step.extra.items() if key not in record})
+        state = {"url": step.url, "title": step.title, "captcha": bool(step.captcha), "banner": bool(step.banner),
+                 "tabs": list(step.tabs), "active_tab": int(step.active_tab)}
+        record.update(state)
+        image = step.screenshot
+        shape = (self.viewport[1], self.viewport[0], 3)
+        if self.include_screenshot and image is not None and image.shape == shape:
+            self._keep_frame(image)
+        index = PageIndex(url=step.url, title=step.title, captcha=bool(step.captcha), banner=bool(step.banner),
+                          rendered="(this step ran in the agent's own browser)")
+        self._view = (index, image if image is not None and image.shape == shape else None, tuple(step.tabs),
+                      int(step.active_tab))
+        self._tabs = list(step.tabs)
+        self._action_result = "\n".join(str(a.get("result", "")) for a in step.actions
+                                         if a.get("result"))[:MAX_RESULT_CHARS]
+        result = StepResult(error=step.error[:MAX_ERROR_CHARS])
+        if step.answer is not None:
+            self.trace.answer = step.answer
+            result.record["success_claimed"] = bool(step.success)
+            result.terminated = True
+        elif step.stop:  # the agent gave up (its own step loop ended without done)
+            result.record["agent_stopped"] = True
+            result.terminated = True
         return result
 
     def _execute(self, action: Action) -> StepResult:

@@ -93,11 +93,11 @@ async def run(config: dict[str, Any]) -> None:
     context_config = BrowserContextConfig(browser_window_size={"width": width, "height": height},
                                           allowed_domains=config.get("allowed_domains") or None)
     proxy = {"server": config["proxy"]} if config.get("proxy") else None
-    browser = LocalChromiumBrowser(BrowserConfig(headless=True, proxy=proxy,  # type: ignore[arg-type]
+    browser = LocalChromiumBrowser(BrowserConfig(headless=True, proxy=proxy,
                                                  extra_chromium_args=list(config.get("chromium_args") or []),
                                                  new_context_config=context_config))
     llm = ChatOpenAI(model=str(config["model"]), base_url=str(config["base_url"]),
-                     api_key=str(config.get("api_key") or "not-needed"),  # type: ignore[arg-type]
+                     api_key=str(config.get("api_key") or "not-needed"),
                      temperature=float(config.get("temperature", 0.0)), max_retries=1,
                      timeout=float(config.get("timeout", 120.0)))
     controller = RecordingController()

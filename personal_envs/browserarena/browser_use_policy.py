@@ -19,6 +19,7 @@ judges, GIFs, vote page and annotations work unchanged.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import os
@@ -216,14 +217,12 @@ class BrowserUsePolicy(Policy):
                 process.wait(timeout=15)
 
     def __del__(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown
             self.close()
-        except Exception:  # noqa: S110 - interpreter shutdown
-            pass
 
     # ------------------------------------------------------------------------------------------ helpers
     def _to_step(self, message: dict[str, Any]) -> ExternalStep:
-        actions = list(message.get("actions") or [])
+        actions = [_our_name(action) for action in message.get("actions") or []]
         done = next((a for a in actions if a.get("is_done")), None)
         return ExternalStep(
             self, brain=dict(message.get("brain") or {}), actions=actions, url=str(message.get("url", "")),
@@ -253,6 +252,18 @@ class BrowserUsePolicy(Policy):
         for line in process.stderr:
             sink.append(line.rstrip())
             del sink[:-200]
+
+
+#: browser-use 0.1.40's action names that the project's action set (the paper's Table 1, browser-use 0.1.41rc2)
+#: spells differently; the trace keeps the project's name and browser-use's own in ``browser_use_name``.
+RENAMED_ACTIONS = {"click_element": "click_element_by_index"}
+
+
+def _our_name(action: dict[str, Any]) -> dict[str, Any]:
+    name = str(action.get("name", ""))
+    if name in RENAMED_ACTIONS:
+        return {**action, "name": RENAMED_ACTIONS[name], "browser_use_name": name}
+    return dict(action)
 
 
 def _decode_png(data: str) -> np.ndarray | None:

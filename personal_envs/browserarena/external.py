@@ -20,6 +20,8 @@ import numpy as np
 
 #: Keys of one recorded action (what the env's own steps record).
 ACTION_KEYS = ("name", "arguments", "error", "result", "target", "url_before", "url_after")
+#: Optional keys kept when present.
+OPTIONAL_ACTION_KEYS = ("browser_use_name",)
 
 
 @dataclass
@@ -70,4 +72,5 @@ def action_record(action: dict[str, Any]) -> dict[str, Any]:
     record = {key: action.get(key, {} if key == "arguments" else "") for key in ACTION_KEYS}
     record["arguments"] = dict(record["arguments"] or {})
     record["result"] = str(record["result"] or "")[:2000]
+    record.update({key: str(action[key]) for key in OPTIONAL_ACTION_KEYS if key in action})
     return record

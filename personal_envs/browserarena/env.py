@@ -38,6 +38,7 @@ from personal_envs.browserarena.actions import (
 from personal_envs.browserarena.dom import PageIndex
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
 from personal_envs.browserarena.external import ExternalStep, action_record
+from personal_envs.browserarena.extraction import resolve_extractor
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.world import ArenaWorld
@@ -72,6 +73,9 @@ class BrowserArenaEnv(PersonalEnv):
         max_wait_s: Cap of one ``wait`` action in seconds (browser-use waits the full time; tests use 0).
         navigation_timeout_s: Limit of one navigation.
         search_url: ``search_google`` target with ``{query}``; defaults to the local engine or Google.
+        extraction_model: ``extract_content``'s model: ``"auto"`` (the chat endpoint of ``$OPENAI_BASE_URL`` when
+            set), ``None`` (the page's raw text, labelled as not extracted), a base URL or a chat client.
+        files_dir: Folder for ``save_pdf`` / ``save_html_to_file`` (default: a temporary folder per browser).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -88,6 +92,8 @@ class BrowserArenaEnv(PersonalEnv):
         navigation_timeout_s: float = 15.0,
         search_url: str | None = None,
         render_mode: str | None = None,
+        extraction_model: Any = "auto",
+        files_dir: str | None = None,
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
@@ -104,6 +110,8 @@ class BrowserArenaEnv(PersonalEnv):
         self.max_wait_s = float(max_wait_s)
         self.navigation_timeout_s = float(navigation_timeout_s)
         self.search_url = search_url or (LOCAL_SEARCH_URL if self.uses_local_web else OPEN_SEARCH_URL)
+        self.extractor = resolve_extractor(extraction_model)
+        self.files_dir = files_dir
         observation: dict[str, spaces.Space[Any]] = {
             "task": UnicodeText(MAX_TASK_CHARS),
             "url": UnicodeText(MAX_URL_CHARS),
@@ -163,7 +171,8 @@ class BrowserArenaEnv(PersonalEnv):
                                            navigation_timeout_s=self.navigation_timeout_s,
                                            context_options=context_options)
             world.driver = BrowserUseDriver(world.session, search_url=self.search_url,
-                                            local_hosts_http=self.uses_local_web, max_wait_s=self.max_wait_s)
+                                            local_hosts_http=self.uses_local_web, max_wait_s=self.max_wait_s,
+                                            extractor=self.extractor, files_dir=self.files_dir)
         else:
             world.session.reset()
 

@@ -32,12 +32,9 @@ from personal_envs.browserarena.dom import (
     parse_index,
 )
 from personal_envs.browserarena.extraction import raw_extraction
+from personal_envs.browserarena.web_access import NO_WEB_NOTICE, UNREACHABLE
 from personal_envs.core.actions import Action
 
-#: Network errors that mean the site (or the whole web) cannot be reached from this machine.
-_UNREACHABLE = re.compile(r"ERR_(NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|CONNECTION_REFUSED|ADDRESS_UNREACHABLE|"
-                          r"CONNECTION_TIMED_OUT|TIMED_OUT|NETWORK_CHANGED|PROXY_CONNECTION_FAILED|"
-                          r"TUNNEL_CONNECTION_FAILED|CONNECTION_RESET|NAME_RESOLUTION_FAILED)|timed out")
 EXTRACT_LIMIT = 12_000
 
 
@@ -427,9 +424,8 @@ class BrowserUseDriver:
 
 
 def _explain_navigation(url: str, error: str) -> str:
-    if error and _UNREACHABLE.search(error):
-        return (f"{error} — {url[:200]} could not be reached. This machine may have no access to the open web; "
-                "use a local URL, an allowed site, or run where the internet is available.")
+    if error and UNREACHABLE.search(error):
+        return f"{NO_WEB_NOTICE.format(url=url[:200])} ({error})"
     return error
 
 

@@ -41,6 +41,7 @@ from personal_envs.browserarena.external import ExternalStep, action_record
 from personal_envs.browserarena.extraction import resolve_extractor
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
+from personal_envs.browserarena.web_access import page_state, step_errors
 from personal_envs.browserarena.world import ArenaWorld
 from personal_envs.core.actions import Action, ActionError, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
@@ -237,7 +238,8 @@ class BrowserArenaEnv(PersonalEnv):
         record["actions"] = [action_record(action) for action in step.actions]
         record.update({key: value for key, value in step.extra.items() if key not in record})
         state = {"url": step.url, "title": step.title, "captcha": bool(step.captcha), "banner": bool(step.banner),
-                 "tabs": list(step.tabs), "active_tab": int(step.active_tab)}
+                 "tabs": list(step.tabs), "active_tab": int(step.active_tab),
+                 "page": page_state(step.url, step_errors(record["actions"]))}
         record.update(state)
         image = step.screenshot
         shape = (self.viewport[1], self.viewport[0], 3)
@@ -318,8 +320,9 @@ class BrowserArenaEnv(PersonalEnv):
         index, image, tabs, active, page_error = self.driver.observe(screenshot=self.include_screenshot)
         self._view = (index, image, tabs, active)
         self._tabs = list(tabs)
+        errors = step_errors(self._step_record["actions"]) if self._step_record is not None else [error]
         state = {"url": index.url, "title": index.title, "captcha": index.captcha, "banner": index.banner,
-                 "tabs": list(tabs), "active_tab": active}
+                 "tabs": list(tabs), "active_tab": active, "page": page_state(index.url, errors)}
         if self._step_record is not None:
             self._step_record.update(state)
         else:

@@ -10,5 +10,7 @@ VENV="${BROWSER_USE_VENV:-$HOME/.cache/personal-envs/browser-use-0.1.40}"
 if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "browser-use==0.1.40"
+if [ "$("$VENV/bin/python" -c "import importlib.metadata as m; print(m.version('browser-use'))" 2>/dev/null)" != "0.1.40" ]; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check "browser-use==0.1.40"
+fi
 ANONYMIZED_TELEMETRY=false "$VENV/bin/python" -c "import importlib.metadata as m, browser_use; print('browser-use', m.version('browser-use'), 'is installed in $VENV')"

@@ -160,7 +160,8 @@ class BrowserUsePolicy(Policy):
         self._stderr = []
         self._ended = False
         self._report = {"agent": f"browser-use {BROWSER_USE_VERSION}", "model": self.model,
-                        "endpoint": self.base_url, "steps": 0, "errors": []}
+                        "endpoint": self.base_url, "steps": 0, "calls": 0, "ok_calls": 0, "errors": [],
+                        "tool_mode": {"effective": f"browser-use {self.tool_calling_method}"}}
         self._process = subprocess.Popen(
             [self.python, str(BRIDGE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, encoding="utf-8", env={**os.environ, "ANONYMIZED_TELEMETRY": "false",
@@ -186,12 +187,15 @@ class BrowserUsePolicy(Policy):
         kind = message.get("type")
         if kind == "step":
             self._report["steps"] += 1
+            self._report["calls"] += 1  # one model call per browser-use step
+            self._report["ok_calls"] += 1 if message.get("brain") else 0
             if message.get("error"):
                 self._report["errors"].append(str(message["error"])[:500])
             return self._to_step(message)
         self._ended = True
         if kind == "end":
-            self._report.update({k: message.get(k) for k in ("done", "failures", "input_tokens")})
+            self._report.update({k: message.get(k) for k in ("done", "failures")})
+            self._report["prompt_tokens"] = int(message.get("input_tokens") or 0)  # browser-use's own estimate
             return ExternalStep(self, stop=True, error="" if message.get("done") else
                                 "browser-use stopped without calling done "
                                 f"({message.get('failures')} consecutive failures)")

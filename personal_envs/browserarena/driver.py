@@ -55,7 +55,7 @@ class BrowserUseDriver:
         session: The browser session (one isolated context).
         search_url: Template of the search engine used by ``search_google`` (``{query}`` is URL-encoded).
         local_hosts_http: Rewrite ``https://`` to ``http://`` for ``.test`` hosts (the local web speaks HTTP only).
-        max_wait_s: Cap of one ``wait`` action, in seconds.
+        max_wait_s: Cap of one ``wait`` or ``wait_for_element`` action, in seconds.
         expansion: Pixels below the viewport whose elements are still numbered.
         max_items: Most items (elements and text chunks) in one element list.
         extractor: ``extract_content``'s model, ``(goal, page text) -> result`` (``None``: the raw text, labelled).
@@ -254,11 +254,11 @@ class BrowserUseDriver:
                              target=describe)
 
     def _do_wait_for_element(self, selector: str, timeout: int = 10_000) -> ActionOutcome:
-        wait_ms = min(int(timeout), int(self.max_wait_s * 1000) if self.max_wait_s > 0 else int(timeout))
+        wait_ms = max(250, min(int(timeout), int(self.max_wait_s * 1000)))  # capped like ``wait`` (0: one short look)
 
         def wait(page: Any) -> str:
             try:
-                page.locator(selector).first.wait_for(state="visible", timeout=max(1, wait_ms))
+                page.locator(selector).first.wait_for(state="visible", timeout=wait_ms)
             except Exception as exc:
                 return f"Element {selector!r} did not become visible within {wait_ms} ms ({_short(exc)[:200]})"
             return ""

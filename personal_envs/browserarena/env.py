@@ -71,7 +71,8 @@ class BrowserArenaEnv(PersonalEnv):
         viewport: Browser viewport ``(width, height)``; the screenshot has this size.
         screenshot: Include the labelled screenshot in observations (and record GIF frames).
         allowed_origins: Origins pages may load (``None``: no restriction); see :class:`BrowserSession`.
-        max_wait_s: Cap of one ``wait`` action in seconds (browser-use waits the full time; tests use 0).
+        max_wait_s: Cap of one ``wait`` / ``wait_for_element`` action in seconds (browser-use waits the full time;
+            tests use 0).
         navigation_timeout_s: Limit of one navigation.
         search_url: ``search_google`` target with ``{query}``; defaults to the local engine or Google.
         extraction_model: ``extract_content``'s model: ``"auto"`` (the chat endpoint of ``$OPENAI_BASE_URL`` when

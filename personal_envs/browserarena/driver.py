@@ -69,6 +69,7 @@ class BrowserUseDriver:
         self.session = session
         self.extractor = extractor
         self._files_dir = files_dir
+        self._temporary_dir: str | None = None
         self.search_url = search_url
         self.local_hosts_http = local_hosts_http
         self.max_wait_s = max_wait_s
@@ -280,8 +281,16 @@ class BrowserUseDriver:
     def files_dir(self) -> str:
         """Folder that ``save_pdf`` and ``save_html_to_file`` write to (created on first use)."""
         if self._files_dir is None:
-            self._files_dir = tempfile.mkdtemp(prefix="browserarena-files-")
+            self._files_dir = self._temporary_dir = tempfile.mkdtemp(prefix="browserarena-files-")
         return self._files_dir
+
+    def remove_temporary_files(self) -> None:
+        """Delete the temporary folder of saved files, if the driver made one (not a ``files_dir`` it was given)."""
+        import shutil
+
+        if self._temporary_dir is not None:
+            shutil.rmtree(self._temporary_dir, ignore_errors=True)
+            self._files_dir = self._temporary_dir = None
 
     def _file_path(self, url: str, suffix: str) -> str:
         import os

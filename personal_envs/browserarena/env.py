@@ -77,7 +77,8 @@ class BrowserArenaEnv(PersonalEnv):
         search_url: ``search_google`` target with ``{query}``; defaults to the local engine or Google.
         extraction_model: ``extract_content``'s model: ``"auto"`` (the chat endpoint of ``$OPENAI_BASE_URL`` when
             set), ``None`` (the page's raw text, labelled as not extracted), a base URL or a chat client.
-        files_dir: Folder for ``save_pdf`` / ``save_html_to_file`` (default: a temporary folder per browser).
+        files_dir: Folder for ``save_pdf`` / ``save_html_to_file`` (default: a temporary folder, deleted by
+            :meth:`close`).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -181,6 +182,8 @@ class BrowserArenaEnv(PersonalEnv):
     def close(self) -> None:
         """Close the browser context and stop the local web server (idempotent)."""
         self._closed = True
+        if self.world.driver is not None:
+            self.world.driver.remove_temporary_files()
         if self.world.session is not None:
             self.world.session.close()
             self.world.session = self.world.driver = None

@@ -89,3 +89,15 @@ def test_extract_content_asks_the_model() -> None:
     assert obs["action_result"] == ("Extracted from page for goal \"the banner's title\" (by scripted-model):\n"
                                     "Banner title: We value your privacy")
     assert len(server.requests) == 1
+
+
+def test_the_default_files_folder_is_removed_on_close() -> None:
+    env = BrowserArenaEnv(tasks=[banner_tasks()[0]], max_wait_s=0.0, screenshot=False, extraction_model=None)
+    try:
+        env.reset(seed=0)
+        obs, _ = step(env, {"action_type": "save_html_to_file"})
+        saved = Path(obs["action_result"].rsplit(" to ", 1)[1])
+        assert saved.exists()
+    finally:
+        env.close()
+    assert not saved.parent.exists()

@@ -27,4 +27,9 @@ fi
 # PyTorch first, pinned, so nothing later pulls a CUDA build.
 "$PYTHON" -m pip install -q --disable-pip-version-check "torch==2.13.0"
 "$PYTHON" -m pip install -q --disable-pip-version-check -e ".[${extras}]"
+# --dev: browser-use 0.1.40 (the paper's agent, --policy browser-use) in its own virtualenv, about a minute; its
+# pins (langchain, packaging<26) stay out of the project's Python.  Without it its tests skip with the reason.
+if [ "${1:-}" = "--dev" ]; then
+  bash scripts/setup_browser_use.sh || echo "could not install browser-use's virtualenv; its tests will be skipped"
+fi
 echo "personal-envs is installed ($("$PYTHON" -c 'import personal_envs; print(personal_envs.__version__)'))."

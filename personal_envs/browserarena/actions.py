@@ -83,6 +83,22 @@ BROWSERUSE_ACTION_SPECS: tuple[ActionSpec, ...] = (
         steps=Param("integer", "Intermediate mouse moves.", required=False, minimum=1, maximum=100),
         delay_ms=Param("integer", "Delay between moves in ms.", required=False, minimum=0, maximum=1000),
     ),
+    ActionSpec.make("wait_for_element", "Wait until the element matching a CSS selector is visible.",
+                    selector=Param("string", "CSS selector.", max_length=2000),
+                    timeout=Param("integer", "Longest wait in milliseconds (default 10000).", required=False,
+                                  minimum=0, maximum=60_000)),
+    ActionSpec.make("click_element_by_selector", "Click the element matching a CSS selector.",
+                    css_selector=Param("string", "CSS selector.", max_length=2000)),
+    ActionSpec.make("click_element_by_xpath", "Click the element matching an XPath.",
+                    xpath=Param("string", "XPath, e.g. //button[text()='OK'].", max_length=2000)),
+    ActionSpec.make("click_element_by_text", "Click the element whose text contains a string.",
+                    text=Param("string", "Text of the element.", max_length=2000),
+                    element_type=Param("string", "Tag name to restrict to, e.g. 'button'.", required=False,
+                                       max_length=50),
+                    nth=Param("integer", "Which match to click, from 0 (default 0).", required=False, minimum=0,
+                              maximum=1000)),
+    ActionSpec.make("save_pdf", "Save the current page as a PDF file."),
+    ActionSpec.make("save_html_to_file", "Save the current page's HTML to a file."),
 )
 
 #: The extra action of the DirectNavigation env: a search API that answers with JSON results, no page needed.

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
@@ -29,12 +31,10 @@ from personal_envs.browserarena.dom import (
     label_screenshot,
     parse_index,
 )
+from personal_envs.browserarena.extraction import raw_extraction
+from personal_envs.browserarena.web_access import NO_WEB_NOTICE, UNREACHABLE
 from personal_envs.core.actions import Action
 
-#: Network errors that mean the site (or the whole web) cannot be reached from this machine.
-_UNREACHABLE = re.compile(r"ERR_(NAME_NOT_RESOLVED|INTERNET_DISCONNECTED|CONNECTION_REFUSED|ADDRESS_UNREACHABLE|"
-                          r"CONNECTION_TIMED_OUT|TIMED_OUT|NETWORK_CHANGED|PROXY_CONNECTION_FAILED|"
-                          r"TUNNEL_CONNECTION_FAILED|CONNECTION_RESET|NAME_RESOLUTION_FAILED)|timed out")
 EXTRACT_LIMIT = 12_000
 
 
@@ -55,15 +55,21 @@ class BrowserUseDriver:
         session: The browser session (one isolated context).
         search_url: Template of the search engine used by ``search_google`` (``{query}`` is URL-encoded).
         local_hosts_http: Rewrite ``https://`` to ``http://`` for ``.test`` hosts (the local web speaks HTTP only).
-        max_wait_s: Cap of one ``wait`` action, in seconds.
+        max_wait_s: Cap of one ``wait`` or ``wait_for_element`` action, in seconds.
         expansion: Pixels below the viewport whose elements are still numbered.
         max_items: Most items (elements and text chunks) in one element list.
+        extractor: ``extract_content``'s model, ``(goal, page text) -> result`` (``None``: the raw text, labelled).
+        files_dir: Folder of ``save_pdf`` / ``save_html_to_file`` (default: a new temporary folder).
     """
 
     def __init__(self, session: BrowserSession, *, search_url: str, local_hosts_http: bool = False,
                  max_wait_s: float = 3.0, expansion: int = 500, max_items: int = 400,
-                 max_list_chars: int = 30_000) -> None:
+                 max_list_chars: int = 30_000, extractor: Callable[[str, str], str] | None = None,
+                 files_dir: str | None = None) -> None:
         self.session = session
+        self.extractor = extractor
+        self._files_dir = files_dir
+        self._temporary_dir: str | None = None
         self.search_url = search_url
         self.local_hosts_http = local_hosts_http
         self.max_wait_s = max_wait_s
@@ -230,7 +236,87 @@ class BrowserUseDriver:
 
     def _do_extract_content(self, goal: str, should_strip_link_urls: bool = True) -> ActionOutcome:
         text = self.session.call(lambda page: page.evaluate(PAGE_TEXT_JS, EXTRACT_LIMIT), timeout=30.0)
-        return ActionOutcome(result=f"Extracted from page for goal {goal!r}:\n{text}")
+        if self.extractor is None:
+            return ActionOutcome(result=raw_extraction(goal, str(text)))
+        return ActionOutcome(result=self.extractor(goal, str(text)))
+
+    def _click_locator(self, describe: str, locate: Callable[[Any], Any]) -> ActionOutcome:
+        def click(page: Any) -> str:
+            locator = locate(page)
+            if locator.count() == 0:
+                return f"No element matches {describe}"
+            locator.first.click(timeout=5000)
+            page.wait_for_timeout(150)
+            return ""
+
+        error = self.session.call(click, timeout=30.0)
+        self._settle()
+        return ActionOutcome(error=error, result="" if error else f"Clicked the element matching {describe}",
+                             target=describe)
+
+    def _do_wait_for_element(self, selector: str, timeout: int = 10_000) -> ActionOutcome:
+        wait_ms = max(250, min(int(timeout), int(self.max_wait_s * 1000)))  # capped like ``wait`` (0: one short look)
+
+        def wait(page: Any) -> str:
+            try:
+                page.locator(selector).first.wait_for(state="visible", timeout=wait_ms)
+            except Exception as exc:
+                return f"Element {selector!r} did not become visible within {wait_ms} ms ({_short(exc)[:200]})"
+            return ""
+
+        error = self.session.call(wait, timeout=wait_ms / 1000 + 30.0)
+        return ActionOutcome(error=error, result="" if error else f"Element {selector!r} is visible")
+
+    def _do_click_element_by_selector(self, css_selector: str) -> ActionOutcome:
+        return self._click_locator(f"CSS selector {css_selector!r}", lambda page: page.locator(css_selector))
+
+    def _do_click_element_by_xpath(self, xpath: str) -> ActionOutcome:
+        return self._click_locator(f"XPath {xpath!r}", lambda page: page.locator(f"xpath={xpath}"))
+
+    def _do_click_element_by_text(self, text: str, element_type: str | None = None, nth: int = 0) -> ActionOutcome:
+        describe = f"text {text!r}" + (f" ({element_type})" if element_type else "") + (f" #{nth}" if nth else "")
+        return self._click_locator(describe, lambda page: (page.locator(element_type or "*").filter(has_text=text)
+                                                           if element_type else page.get_by_text(text)).nth(nth))
+
+    def files_dir(self) -> str:
+        """Folder that ``save_pdf`` and ``save_html_to_file`` write to (created on first use)."""
+        if self._files_dir is None:
+            self._files_dir = self._temporary_dir = tempfile.mkdtemp(prefix="browserarena-files-")
+        return self._files_dir
+
+    def remove_temporary_files(self) -> None:
+        """Delete the temporary folder of saved files, if the driver made one (not a ``files_dir`` it was given)."""
+        import shutil
+
+        if self._temporary_dir is not None:
+            shutil.rmtree(self._temporary_dir, ignore_errors=True)
+            self._files_dir = self._temporary_dir = None
+
+    def _file_path(self, url: str, suffix: str) -> str:
+        import os
+
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", re.sub(r"^https?://", "", url)).strip("-")[:80] or "page"
+        return os.path.join(self.files_dir(), f"{slug}{suffix}")
+
+    def _do_save_pdf(self) -> ActionOutcome:
+        def save(page: Any) -> str:
+            path = self._file_path(page.url, ".pdf")
+            page.emulate_media(media="screen")
+            page.pdf(path=path, format="A4", print_background=False)
+            return path
+
+        path = self.session.call(save, timeout=60.0)
+        return ActionOutcome(result=f"Saved page {self.index.url} as PDF to {path}")
+
+    def _do_save_html_to_file(self) -> ActionOutcome:
+        def save(page: Any) -> str:
+            path = self._file_path(page.url, ".html")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(page.content())
+            return path
+
+        path = self.session.call(save, timeout=60.0)
+        return ActionOutcome(result=f"Saved the HTML of {self.index.url} to {path}")
 
     def _scroll(self, amount: int | None, sign: int) -> str:
         def scroll(page: Any) -> None:
@@ -347,9 +433,8 @@ class BrowserUseDriver:
 
 
 def _explain_navigation(url: str, error: str) -> str:
-    if error and _UNREACHABLE.search(error):
-        return (f"{error} — {url[:200]} could not be reached. This machine may have no access to the open web; "
-                "use a local URL, an allowed site, or run where the internet is available.")
+    if error and UNREACHABLE.search(error):
+        return f"{NO_WEB_NOTICE.format(url=url[:200])} ({error})"
     return error
 
 

@@ -37,8 +37,11 @@ from personal_envs.browserarena.actions import (
 )
 from personal_envs.browserarena.dom import PageIndex
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
+from personal_envs.browserarena.external import ExternalStep, action_record
+from personal_envs.browserarena.extraction import resolve_extractor
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
+from personal_envs.browserarena.web_access import page_state, step_errors
 from personal_envs.browserarena.world import ArenaWorld
 from personal_envs.core.actions import Action, ActionError, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
@@ -68,9 +71,14 @@ class BrowserArenaEnv(PersonalEnv):
         viewport: Browser viewport ``(width, height)``; the screenshot has this size.
         screenshot: Include the labelled screenshot in observations (and record GIF frames).
         allowed_origins: Origins pages may load (``None``: no restriction); see :class:`BrowserSession`.
-        max_wait_s: Cap of one ``wait`` action in seconds (browser-use waits the full time; tests use 0).
+        max_wait_s: Cap of one ``wait`` / ``wait_for_element`` action in seconds (browser-use waits the full time;
+            tests use 0).
         navigation_timeout_s: Limit of one navigation.
         search_url: ``search_google`` target with ``{query}``; defaults to the local engine or Google.
+        extraction_model: ``extract_content``'s model: ``"auto"`` (the chat endpoint of ``$OPENAI_BASE_URL`` when
+            set), ``None`` (the page's raw text, labelled as not extracted), a base URL or a chat client.
+        files_dir: Folder for ``save_pdf`` / ``save_html_to_file`` (default: a temporary folder, deleted by
+            :meth:`close`).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -87,6 +95,8 @@ class BrowserArenaEnv(PersonalEnv):
         navigation_timeout_s: float = 15.0,
         search_url: str | None = None,
         render_mode: str | None = None,
+        extraction_model: Any = "auto",
+        files_dir: str | None = None,
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
@@ -103,6 +113,8 @@ class BrowserArenaEnv(PersonalEnv):
         self.max_wait_s = float(max_wait_s)
         self.navigation_timeout_s = float(navigation_timeout_s)
         self.search_url = search_url or (LOCAL_SEARCH_URL if self.uses_local_web else OPEN_SEARCH_URL)
+        self.extractor = resolve_extractor(extraction_model)
+        self.files_dir = files_dir
         observation: dict[str, spaces.Space[Any]] = {
             "task": UnicodeText(MAX_TASK_CHARS),
             "url": UnicodeText(MAX_URL_CHARS),
@@ -122,6 +134,7 @@ class BrowserArenaEnv(PersonalEnv):
         self._view: _View | None = None
         self._tabs: list[str] = []
         self._step_record: dict[str, Any] | None = None
+        self._external_driver: object | None = None
         self._closed = False
 
     # ------------------------------------------------------------------------------------------ world
@@ -161,13 +174,16 @@ class BrowserArenaEnv(PersonalEnv):
                                            navigation_timeout_s=self.navigation_timeout_s,
                                            context_options=context_options)
             world.driver = BrowserUseDriver(world.session, search_url=self.search_url,
-                                            local_hosts_http=self.uses_local_web, max_wait_s=self.max_wait_s)
+                                            local_hosts_http=self.uses_local_web, max_wait_s=self.max_wait_s,
+                                            extractor=self.extractor, files_dir=self.files_dir)
         else:
             world.session.reset()
 
     def close(self) -> None:
         """Close the browser context and stop the local web server (idempotent)."""
         self._closed = True
+        if self.world.driver is not None:
+            self.world.driver.remove_temporary_files()
         if self.world.session is not None:
             self.world.session.close()
             self.world.session = self.world.driver = None
@@ -191,8 +207,18 @@ class BrowserArenaEnv(PersonalEnv):
         self.last_action_error = self._look(str(info.get("start_error", "")))[:MAX_ERROR_CHARS]
         return info
 
+    def accept_external_steps(self, driver: object | None) -> None:
+        """Let ``driver`` hand the env :class:`~personal_envs.browserarena.external.ExternalStep` objects: steps an
+        agent ran in its own browser on the same sites (browser-use's own Agent), recorded like the env's own.
+        ``None`` withdraws the permission."""
+        self._external_driver = driver
+
     def _run_action(self, raw: Any) -> StepResult:
         record = self._step_record = {"step": self.steps, "brain": {}, "actions": []}
+        if isinstance(raw, ExternalStep):
+            result = self._run_external(raw, record)
+            result.record = {**result.record, **record}
+            return result
         if raw is not None and not isinstance(raw, (dict, str)):
             record["raw"] = safe_repr(raw)
         if not looks_like_agent_output(raw):
@@ -206,6 +232,38 @@ class BrowserArenaEnv(PersonalEnv):
                 result = self._guarded(lambda: self._run_output(output), output.actions[0].name)
         result.error = self._look(result.error)
         result.record = {**result.record, **record}
+        return result
+
+    def _run_external(self, step: ExternalStep, record: dict[str, Any]) -> StepResult:
+        if self._external_driver is None or step.driver is not self._external_driver:
+            return StepResult(error="external steps are accepted only from the driver given to "
+                                    "accept_external_steps()")
+        record["brain"] = {key: str(value) for key, value in step.brain.items()}
+        record["actions"] = [action_record(action) for action in step.actions]
+        record.update({key: value for key, value in step.extra.items() if key not in record})
+        state = {"url": step.url, "title": step.title, "captcha": bool(step.captcha), "banner": bool(step.banner),
+                 "tabs": list(step.tabs), "active_tab": int(step.active_tab),
+                 "page": page_state(step.url, step_errors(record["actions"]))}
+        record.update(state)
+        image = step.screenshot
+        shape = (self.viewport[1], self.viewport[0], 3)
+        if self.include_screenshot and image is not None and image.shape == shape:
+            self._keep_frame(image)
+        index = PageIndex(url=step.url, title=step.title, captcha=bool(step.captcha), banner=bool(step.banner),
+                          rendered="(this step ran in the agent's own browser)")
+        self._view = (index, image if image is not None and image.shape == shape else None, tuple(step.tabs),
+                      int(step.active_tab))
+        self._tabs = list(step.tabs)
+        self._action_result = "\n".join(str(a.get("result", "")) for a in step.actions
+                                         if a.get("result"))[:MAX_RESULT_CHARS]
+        result = StepResult(error=step.error[:MAX_ERROR_CHARS])
+        if step.answer is not None:
+            self.trace.answer = step.answer
+            result.record["success_claimed"] = bool(step.success)
+            result.terminated = True
+        elif step.stop:  # the agent gave up (its own step loop ended without done)
+            result.record["agent_stopped"] = True
+            result.terminated = True
         return result
 
     def _execute(self, action: Action) -> StepResult:
@@ -266,8 +324,9 @@ class BrowserArenaEnv(PersonalEnv):
         index, image, tabs, active, page_error = self.driver.observe(screenshot=self.include_screenshot)
         self._view = (index, image, tabs, active)
         self._tabs = list(tabs)
+        errors = step_errors(self._step_record["actions"]) if self._step_record is not None else [error]
         state = {"url": index.url, "title": index.title, "captcha": index.captcha, "banner": index.banner,
-                 "tabs": list(tabs), "active_tab": active}
+                 "tabs": list(tabs), "active_tab": active, "page": page_state(index.url, errors)}
         if self._step_record is not None:
             self._step_record.update(state)
         else:

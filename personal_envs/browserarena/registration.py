@@ -34,3 +34,7 @@ ENVS: list[EnvEntry] = [
         nondeterministic=True,
     ),
 ]
+
+# The paper's agent (browser-use 0.1.40's own Agent, in its own virtualenv) on every BrowserArena task list.
+for _entry in ENVS:
+    _entry.policies["browser-use"] = "personal_envs.browserarena.browser_use_policy:make_browser_use_policy"

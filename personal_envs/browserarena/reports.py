@@ -76,13 +76,46 @@ def navigation_report(records: Iterable[Mapping[str, Any]]) -> str:
 
 
 def open_report(records: Iterable[Mapping[str, Any]]) -> str:
-    """Finished / success-claimed rates and mean steps per model."""
+    """Finished / success-claimed rates, web access and mean steps per model.
+
+    "success claimed" counts only claims made on a page that loaded: a claim on a blank or unreachable page (a
+    machine without web access) is counted under "claims on blank / unreachable pages" instead, and a line under the
+    table says plainly when no episode reached the web.
+    """
     rows = []
+    all_items: list[Mapping[str, Any]] = []
     for policy, items in _by_policy(records).items():
+        all_items.extend(items)
         n = len(items)
-        finished = sum(1 for r in items if r["metrics"].get("finished"))
-        claimed = sum(1 for r in items if r["metrics"].get("success_claimed"))
+        metrics = [r["metrics"] for r in items]
+        finished = sum(1 for m in metrics if m.get("finished"))
+        claimed = sum(1 for m in metrics if _valid_claim(m))
+        void = sum(1 for m in metrics if m.get("success_claimed") and not _valid_claim(m))
+        reached = sum(1 for m in metrics if m.get("web_access") == "reached")
+        unreachable = sum(1 for m in metrics if m.get("web_access") == "unreachable")
         steps = sum(float(r.get("steps") or 0) for r in items) / n if n else 0.0
-        rows.append([policy, n, _pct(finished, n), _pct(claimed, n), steps])
-    return format_table(["model", "tasks", "finished %", "success claimed %", "mean steps"], rows,
-                        title="BrowserArena open-web runs", digits=1)
+        rows.append([policy, n, _pct(finished, n), _pct(claimed, n), _pct(void, n), _pct(reached, n),
+                     _pct(unreachable, n), steps])
+    table = format_table(["model", "tasks", "finished %", "success claimed %", "claims on blank / unreachable pages %",
+                          "web reached %", "web unreachable %", "mean steps"], rows,
+                         title="BrowserArena open-web runs", digits=1)
+    return "\n".join([table, *_web_access_lines(all_items)])
+
+
+def _valid_claim(metrics: Mapping[str, Any]) -> bool:
+    if "success_claimed_valid" in metrics:
+        return bool(metrics["success_claimed_valid"])
+    return bool(metrics.get("success_claimed"))  # records written before web-access metrics existed
+
+
+def _web_access_lines(items: list[Mapping[str, Any]]) -> list[str]:
+    access = [str(r["metrics"].get("web_access", "")) for r in items if "web_access" in r["metrics"]]
+    if not access or "reached" in access:
+        return []
+    failed = access.count("unreachable")
+    if failed:
+        head = (f"No web access: no episode loaded a web page and {failed} of {len(access)} found the web "
+                "unreachable.")
+    else:
+        head = f"No episode loaded a web page ({len(access)} stayed on blank pages); web access was not tested."
+    return [head + " Success claims made on blank or unreachable pages are not counted as success."]

@@ -44,6 +44,7 @@ from personal_envs.browserarena.web.world import (
     hotel_offers,
     stable_rng,
 )
+from personal_envs.browserarena.web_access import web_access_metrics
 from personal_envs.browserarena.world import ArenaWorld, trace_summary
 from personal_envs.core.actions import ActionSpec
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
@@ -174,6 +175,10 @@ class OpenTask(ArenaTask):
 
     kind: ClassVar[str] = "open"
     local_web: ClassVar[bool] = False
+
+    def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
+        """Whether the episode reached the web, and whether its success claim was made on a loaded page."""
+        return web_access_metrics(log)
 
     def customised(self, options: Mapping[str, Any]) -> ArenaTask:
         if "task" not in options and "start_url" not in options:

@@ -1,7 +1,7 @@
 """Side-by-side check of the BrowserGym-format AX tree against BrowserGym 0.14's own observation code.
 
-    bash scripts/setup_browsergym_venv.sh            # once: browsergym-core in /work/venvs/bgym
-    python benchmarks/browsergym_parity.py [--venv /work/venvs/bgym] [--shops 0,1,2,3] [--show 20]
+    bash scripts/setup_browsergym_venv.sh            # once: browsergym-core in ~/.cache/personal-envs/browsergym-0.14
+    python benchmarks/browsergym_parity.py [--venv ~/.cache/personal-envs/browsergym-0.14] [--shops 0,1,2,3] [--show 20]
 
 Every WebMall page type and state (home, category, search with 0 / 1 / many results, adding to the cart from a
 listing, product, cart, checkout with errors, order received, solution page) and a few generic pages are opened once in this project's session; on each,
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from personal_envs.browser import BrowserSession  # noqa: E402
 from personal_envs.browser.testing import LocalSite  # noqa: E402
 
-DEFAULT_VENV = "/work/venvs/bgym"
+DEFAULT_VENV = str(Path.home() / ".cache" / "personal-envs" / "browsergym-0.14")
 _BID = re.compile(r"^(\t*)\[[^\]]+\] ")
 
 

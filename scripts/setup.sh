@@ -31,5 +31,7 @@ fi
 # pins (langchain, packaging<26) stay out of the project's Python.  Without it its tests skip with the reason.
 if [ "${1:-}" = "--dev" ]; then
   bash scripts/setup_browser_use.sh || echo "could not install browser-use's virtualenv; its tests will be skipped"
+  # BrowserGym 0.14's observation code, for the side-by-side check of the WebMall observation (its own Playwright).
+  bash scripts/setup_browsergym_venv.sh || echo "could not install BrowserGym's virtualenv; the parity tests will be skipped"
 fi
 echo "personal-envs is installed ($("$PYTHON" -c 'import personal_envs; print(personal_envs.__version__)'))."

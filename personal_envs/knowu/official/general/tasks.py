@@ -1,0 +1,598 @@
+"""The 42 official general tasks of KnowU-Bench on the simulated phone.
+
+Each official class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the
+constants its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) are read from the release
+(:mod:`personal_envs.knowu.official.source`); the seeding, the check with the official partial credit and the oracle
+plan are reimplemented here, per class, against the simulator's state.
+
+Classes in :data:`OFFICIAL_CHECKS` follow the official seeding and ``is_successful``.  The others
+(:data:`APPROXIMATED`) still build under their official name with the official goal, but run on the project's closest
+general task (its seeding, its rule checks, its oracle): their world and scoring are not the official ones yet
+(``metrics["official_check"]`` is False for them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation
+from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
+from personal_envs.knowu.general_tasks import GeneralTask
+from personal_envs.knowu.official.registry import BuildContext, official_task
+from personal_envs.knowu.official.source import OfficialClass
+from personal_envs.knowu.oracle import Fill, Step, Tap, finish, open_app
+from personal_envs.knowu.task import PhoneTask, PhoneWorld
+from personal_envs.knowu.world import seed_world
+from personal_envs.simulators.phone.phone import Phone
+
+#: The fixed run date for official setups that use "now" (the device clock synced to the host): runs are reproducible.
+RUN_DATE = datetime(2026, 5, 22, 9, 0)  # a Friday
+
+Seeder = Callable[[Phone], None]
+Scorer = Callable[[Phone, EpisodeTrace], tuple[float, str]]
+Planner = Callable[[Phone], list[Step]]
+
+
+@dataclass
+class Spec:
+    """How one official class runs on the simulator."""
+
+    start: datetime
+    seed: Seeder
+    score: Scorer
+    plan: Planner
+
+
+class OfficialGeneralTask(PhoneTask):
+    """An official general task: official goal, seeded world, official check (score, reason), oracle plan.
+
+    Attributes:
+        official: The parsed official class.
+        spec: Its start time, seeding, check and oracle plan on the simulator.
+        official_check: False where the project's check stands in for the official one (:data:`APPROXIMATED`).
+    """
+
+    def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True) -> None:
+        self.official = official
+        self.spec = spec
+        self.official_check = official_check
+        self.task_id = official.name
+        self.split = "general"
+        self.difficulty = official.difficulty
+        self.apps = official.app_names
+        self.instruction = official.goal or ""
+        self.start = spec.start
+        self.facts: dict[str, str] = {}
+
+    def reset_info(self) -> dict[str, Any]:
+        return {**super().reset_info(), "official_check": self.official_check}
+
+    def seed(self, phone: Phone) -> None:
+        self.spec.seed(phone)
+
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        score, reason = self.spec.score(phone, trace)
+        checks = [Check("official check", score >= 0.99, reason)]
+        return Evaluation(score, {"official_check": self.official_check}, checks, reason)
+
+    def user_facts(self) -> dict[str, Any]:
+        return {"instruction": self.instruction, "facts": dict(self.facts)}
+
+    def oracle_plan(self) -> list[Step]:
+        """The UI plan that solves the task (computed on a freshly seeded phone)."""
+        phone = Phone(now=self.start)
+        self.seed(phone)
+        return self.spec.plan(phone)
+
+    def hidden_strings(self, world: PhoneWorld) -> list[str]:
+        """The check's verdict on the untouched phone (the reason line must not reach the agent)."""
+        phone = Phone(now=self.start)
+        self.seed(phone)
+        return [self.verify(phone, EpisodeTrace()).reason]
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def adb_time(stamp: str) -> datetime:
+    """``MMDDhhmmYYYY.ss`` (the official ``date`` argument) as a datetime."""
+    return datetime.strptime(stamp, "%m%d%H%M%Y.%S")
+
+
+def at_time(day: datetime, hms: str) -> datetime:
+    """``day`` at ``"HH:MM:SS"``."""
+    hour, minute, second = (int(p) for p in hms.split(":"))
+    return day.replace(hour=hour, minute=minute, second=second, microsecond=0)
+
+
+def digits(text: str) -> str:
+    return re.sub(r"\D", "", text or "")
+
+
+def same_number(a: str, b: str) -> bool:
+    """Numbers equal on their digits, allowing a country prefix on one side (+86 ...)."""
+    x, y = digits(a), digits(b)
+    return bool(x and y) and (x == y or (len(x) >= 7 and len(y) >= 7 and (x.endswith(y) or y.endswith(x))))
+
+
+def quoted(goal: str) -> str:
+    """The last text quoted in the goal ('...' or "...")."""
+    found = re.findall(r"[\"'“‘]([^\"'”’]{4,})[\"'”’]", goal)
+    return found[-1] if found else goal
+
+
+def sent_to(phone: Phone, number: str) -> list[str]:
+    return [m.text for m in phone.messages.sms if m.outgoing and same_number(m.number, number)]
+
+
+def set_contact(phone: Phone, name: str, number: str) -> None:
+    """A contact ``name`` with ``number`` (an existing one of that name gets the number, as ContactsSetup does)."""
+    for contact in phone.contacts.contacts:
+        if contact.name == name:
+            contact.phone = number
+            return
+    phone.contacts.add(name, number)
+
+
+def my_posts(phone: Phone, since: datetime, channel: str | None = None) -> list[Any]:
+    mm = phone.mattermost
+    return [p for p in mm.posts if p.user == mm.username and p.time >= since and (channel is None or p.channel == channel)]
+
+
+def method_value(cls: OfficialClass, method: str, name: str) -> Any:
+    return cls.method(method).value(name)
+
+
+def chat_plan(channel: str, text: str) -> list[Step]:
+    return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button")]
+
+
+def new_sms_plan(recipient: str, text: str) -> list[Step]:
+    return [open_app("Messages"), Tap(rid="start_chat_fab"), Fill("recipient", recipient),
+            Fill("compose_message_text", text), Tap(rid="send_message_button")]
+
+
+def event_plan(title: str, date: str, start: str, end: str) -> list[Step]:
+    return [open_app("Calendar"), Tap(rid="create_event_fab"), Fill("event_title_input", title), Tap(rid="date_clear"),
+            Fill("event_date_input", date), Fill("event_start_input", start), Fill("event_end_input", end),
+            Tap(rid="save_event")]
+
+
+# ----------------------------------------------------------------------------------------------- the specs
+SpecMaker = Callable[[OfficialClass], Spec]
+OFFICIAL_CHECKS: dict[str, SpecMaker] = {}
+
+
+def spec(name: str) -> Callable[[SpecMaker], SpecMaker]:
+    def register(maker: SpecMaker) -> SpecMaker:
+        OFFICIAL_CHECKS[name] = maker
+        return maker
+
+    return register
+
+
+def base(extra: Seeder | None = None) -> Seeder:
+    """The default world (the snapshot every task starts from) plus ``extra``."""
+
+    def seeder(phone: Phone) -> None:
+        seed_world(phone)
+        if extra is not None:
+            extra(phone)
+
+    return seeder
+
+
+@spec("BatterySaverGeneralTask")
+def _battery(cls: OfficialClass) -> Spec:
+    level = int(cls.attributes["TRIGGER_LEVEL"])
+
+    def seed(phone: Phone) -> None:
+        phone.device.battery_level, phone.device.charging, phone.device.battery_saver = level, False, False
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = phone.device.battery_saver
+        return (1.0, "Success: Battery saver mode is ON.") if on else (0.0, "Failure: Battery saver mode is still OFF.")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_battery"), Tap(rid="battery_saver"), finish()])
+
+
+@spec("BluetoothCleanupGeneralTask")
+def _bluetooth(cls: OfficialClass) -> Spec:
+    volume = int(cls.attributes["INITIAL_VOLUME"])
+
+    def seed(phone: Phone) -> None:
+        phone.device.bluetooth_devices = []
+        phone.device.media_volume = volume
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        vol = phone.device.media_volume
+        if vol == 0:
+            return 1.0, f"Success: Media volume is muted. [Vol: {vol}]"
+        return 0.0, f"Failure: Media volume is still audible. [Vol: {vol}]"
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Settings"), Tap(rid="settings_sound"),
+                *[Tap(rid="media_volume_down")] * phone.device.media_volume, finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+@spec("DeepWorkGeneralTask")
+def _deep_work(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        phone.device.do_not_disturb = False
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = phone.device.do_not_disturb or phone.device.ring_volume == 0  # zen mode, or ringer silent
+        desc = f"[DND: {phone.device.do_not_disturb}, ring volume: {phone.device.ring_volume}]"
+        return (1.0, f"Success: DND/Silent mode is ON. {desc}") if on else (0.0, f"Failure: DND/Silent mode is OFF. {desc}")
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_notifications"), Tap(rid="do_not_disturb"), finish()])
+
+
+@spec("NightSocialGeneralTask")
+def _night(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        phone.device.dark_mode = False
+        phone.open_app("Mastodon")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        return (1.0, "Success: Dark mode is ON.") if phone.device.dark_mode else (0.0, "Failure: Dark mode is still OFF.")
+
+    return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_display"), Tap(rid="dark_theme"), finish()])
+
+
+@spec("WeekendSleeperGeneralTask")
+def _sleeper(cls: OfficialClass) -> Spec:
+    hour, minute = cls.attributes["ALARM_TIME"]
+
+    def seed(phone: Phone) -> None:
+        phone.clock.alarms = [a for a in phone.clock.alarms if (a.hour, a.minute) != (hour, minute)]
+        phone.clock.add_alarm(hour, minute, days=["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], label="Work")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = any(a.enabled for a in phone.clock.alarms if (a.hour, a.minute) == (hour, minute))
+        time_text = f"{hour:02d}:{minute:02d}"
+        return (0.0, f"Failure: {time_text} alarm is still ON.") if on else (1.0, f"Success: {time_text} alarm disabled.")
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Clock"), Tap(rid="alarm_switch", near=f"{hour:02d}:{minute:02d}"), finish()])
+
+
+@spec("SetAlarmGeneralTask")
+def _set_alarm(cls: OfficialClass) -> Spec:
+    weekend = {"Sat", "Sun"}
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        alarms = list(reversed(phone.clock.alarms))  # newest first, as the official query orders them
+        if not alarms:
+            return 0.0, "Failure: No alarm data found."
+        found = next((a for a in alarms if a.enabled and weekend <= set(a.days)), None)
+        if found is None:
+            return 0.0, "Failure: No enabled weekend alarm found."
+        value, checks = 0.5, ["weekend_alarm=FOUND"]
+        if (found.hour, found.minute) == (8, 30):
+            value += 0.5
+            checks.append("time=8:30(OK)")
+        elif found.hour == 8:
+            value += 0.3
+            checks.append(f"time=8:{found.minute:02d}(CLOSE)")
+        else:
+            checks.append(f"time={found.hour}:{found.minute:02d}(WRONG)")
+        return value, f"Alarm check. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        ringtone = quoted(cls.goal or "")
+        return [open_app("Clock"), Tap(rid="add_alarm_fab"), Fill("alarm_time", "08:30"), Tap(rid="day_sat"),
+                Tap(rid="day_sun"), Tap(rid="alarm_sound"), Tap(text=ringtone), Tap(rid="save_alarm"), finish()]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("DailyFamilyCallGeneralTask")
+def _family_call(cls: OfficialClass) -> Spec:
+    name, number = cls.attributes["TARGET_NAME"], cls.attributes["TARGET_PHONE"]
+
+    def seed(phone: Phone) -> None:
+        set_contact(phone, name, number)
+        phone.contacts.calls = []
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        made = any(c.outgoing and digits(c.number) == digits(number) for c in phone.contacts.calls)
+        if made:
+            return 1.0, f"Success: Outgoing call made to '{name}'."
+        return 0.0, f"Failure: No outgoing call to '{name}' ({number})."
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(text=name), Tap(rid="call_button"), finish()])
+
+
+@spec("MessagesAskMomMoneyGeneralTask")
+def _ask_mom(cls: OfficialClass) -> Spec:
+    name, number = cls.module_constants["MOM_NAME"], cls.module_constants["MOM_PHONE"]
+    keywords = method_value(cls, "is_successful", "money_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(phone, number)
+        if not bodies:
+            return 0.0, f"Failure: No SMS sent to Mom ({number})."
+        body = bodies[-1]
+        ok = any(k in body for k in keywords)
+        value = 1.0 if ok else 0.6
+        return value, f"SMS to Mom. sms_sent=OK, content={'OK' if ok else 'PARTIAL'}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(lambda p: set_contact(p, name, number)), score,
+                lambda p: [*new_sms_plan(name, quoted(cls.goal or "")), finish()])
+
+
+@spec("BirthdayWishGeneralTask")
+def _birthday(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = datetime.strptime(a["EVENT_START"], "%Y-%m-%d %H:%M:%S")
+
+    def seed(phone: Phone) -> None:
+        set_contact(phone, a["CONTACT_NAME"], a["CONTACT_PHONE"])
+        phone.calendar.add(a["EVENT_TITLE"], start, datetime.strptime(a["EVENT_END"], "%Y-%m-%d %H:%M:%S"),
+                           notes="Birthday")
+        phone.notify("Calendar", a["EVENT_TITLE"], f"{start:%H:%M}")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(phone, a["CONTACT_PHONE"])
+        if any(k.lower() in b.lower() for b in bodies for k in a["KEYWORDS"]):
+            return 1.0, f"Success: Birthday wish sent to {a['CONTACT_NAME']}."
+        if bodies:
+            return 0.0, "Failure: SMS sent but content does not contain birthday keywords."
+        return 0.0, "Failure: No SMS was sent."
+
+    return Spec(start - timedelta(seconds=13), base(seed), score,
+                lambda p: [*new_sms_plan(a["CONTACT_NAME"], f"{a['KEYWORDS'][0].title()}! {a['KEYWORDS'][1]}"),
+                           finish()])
+
+
+@spec("ContactSaverGeneralTask")
+def _contact_saver(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+
+    def seed(phone: Phone) -> None:
+        phone.contacts.contacts = [c for c in phone.contacts.contacts if c.name != a["SENDER_NAME"]]
+        phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [c for c in phone.contacts.contacts if digits(c.phone) == digits(a["SENDER_PHONE"])]
+        if any(c.name == a["SENDER_NAME"] for c in match):
+            return 1.0, f"Success: Contact '{a['SENDER_NAME']}' saved with phone {a['SENDER_PHONE']}."
+        if match:
+            return 0.0, f"Failure: Contact saved but name is not '{a['SENDER_NAME']}'."
+        return 0.0, "Failure: Contact was not saved."
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", a["SENDER_NAME"]),
+                           Fill("contact_phone", a["SENDER_PHONE"]), Tap(rid="save_contact"), finish()])
+
+
+@spec("ScamSmsInterceptGeneralTask")
+def _scam(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        if sent_to(phone, a["SENDER_PHONE"]):
+            return 0.0, "Failure: Agent replied to the scam sender."
+        if any(same_number(n, a["SENDER_PHONE"]) for n in phone.messages.blocked):
+            return 1.0, f"Success: Sender {a['SENDER_PHONE']} has been blocked."
+        return 0.0, f"Failure: Sender {a['SENDER_PHONE']} was not blocked."
+
+    return Spec(adb_time(a["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Messages"), Tap(text=a["SENDER_PHONE"]), Tap(rid="block_button"),
+                           Tap(rid="dialog_block"), finish()])
+
+
+@spec("HighlightImportantSmsSenderGeneralTask")
+def _highlight(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(c["SENDER_PHONE"], c["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [k for k in phone.contacts.contacts if same_number(k.phone, c["SENDER_PHONE"])]
+        starred = any(k.starred for k in match)
+        value = (0.5 if match else 0.0) + (0.5 if starred else 0.0)
+        return value, (f"SMS sender handling. contact_added={'OK' if match else 'NO'}, "
+                       f"starred={'OK' if starred else 'NO'}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", c["SENDER_NAME"]),
+                           Fill("contact_phone", c["SENDER_PHONE"]), Tap(rid="save_contact"),
+                           Tap(rid="favorite_button"), finish()])
+
+
+@spec("CalendarInviteConflictResolutionGeneralTask")
+def _invite(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+    body = method_value(cls, "initialize_task_hook", "sms_content")
+    date = re.findall(r"\d{4}-\d{2}-\d{2}", cls.goal or "")[-1]
+    start_hm, end_hm = c["INVITE_START_HM"], c["INVITE_END_HM"]
+    baseline: dict[int, tuple[set[str], int]] = {}
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(c["INVITER_PHONE"], body)
+        baseline[id(phone)] = ({e.eid for e in phone.calendar.events}, sum(1 for m in phone.messages.sms if m.outgoing))
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        events0, sent0 = baseline.get(id(phone), (set(), 0))
+        new_sent = [m for m in phone.messages.sms if m.outgoing][sent0:]
+        to_inviter = [m for m in new_sent if same_number(m.number, c["INVITER_PHONE"])]
+        pool = to_inviter or new_sent
+        latest = pool[-1] if pool else None
+        value, checks = 0.0, []
+        if latest is not None and any(k in latest.text.lower() for k in c["ACCEPT_KEYWORDS"]):
+            value += 0.4
+            checks.append(f"sms_reply=ACCEPTED('{latest.text[:50]}')")
+        else:
+            checks.append("sms_reply=NOT_FOUND" if latest is None else "sms_reply=FOUND_BUT_NO_ACCEPT_KEYWORD")
+        new_events = [e for e in phone.calendar.events if e.eid not in events0
+                      and any(k in e.title.lower() for k in c["INVITE_TITLE_HINTS"])]
+        if new_events:
+            value += 0.6
+            checks.append(f"calendar_event=FOUND({len(new_events)})")
+        else:
+            checks.append("calendar_event=NOT_FOUND")
+        return value, f"Invite handling. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        reply = f"{c['ACCEPT_KEYWORDS'][0].upper()}, {c['ACCEPT_KEYWORDS'][4]}"
+        return [open_app("Messages"), Tap(text=c["INVITER_PHONE"]), Fill("compose_message_text", reply),
+                Tap(rid="send_message_button"),
+                *event_plan(c["INVITE_TITLE"], date, f"{start_hm[0]:02d}:{start_hm[1]:02d}",
+                            f"{end_hm[0]:02d}:{end_hm[1]:02d}"), finish()]
+
+    return Spec(adb_time("021008502026.00"), base(seed), score, plan)
+
+
+@spec("CalendarScheduleGroupMeetingGeneralTask")
+def _group_meeting(cls: OfficialClass) -> Spec:
+    keywords = cls.module_constants["_MEETING_KEYWORDS"]
+    baseline: dict[int, set[str]] = {}
+
+    def seed(phone: Phone) -> None:
+        baseline[id(phone)] = {e.eid for e in phone.calendar.events}
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        known = baseline.get(id(phone), set())
+        new = [e for e in phone.calendar.events if e.eid not in known and any(k in e.title.lower() for k in keywords)]
+        posts = my_posts(phone, RUN_DATE)
+        value = (0.5 if new else 0.0) + (0.5 if posts else 0.0)
+        reasons = [f"Calendar event found ({len(new)} meeting event(s))" if new else
+                   "No meeting-related calendar events found",
+                   f"Mattermost notification sent to channel '{posts[-1].channel}'" if posts else
+                   "No Mattermost message found after task init"]
+        return value, "; ".join(reasons)
+
+    def plan(phone: Phone) -> list[Step]:
+        title = re.findall(r"'([^']+)'", cls.goal or "")[0]
+        date = re.findall(r"\d{4}-\d{2}-\d{2}", cls.goal or "")[0]
+        start, end = re.findall(r"(\d{2}:\d{2})", cls.goal or "")[:2]
+        return [*event_plan(title, date, start, end), *chat_plan("team-chat", f"{title}: {date} {start}-{end}"), finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+def _channel_task(cls: OfficialClass, start: datetime, channel: str, keywords: list[str], text: str,
+                  seed: Seeder | None = None) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, start, channel)
+        if not posts:
+            return 0.0, f"Failure: No message sent in {channel} channel."
+        message = posts[-1].text.strip().lower()
+        if any(k in message for k in keywords):
+            return 1.0, f"Success: message sent correctly. [Channel='{channel}', Sent: '{message[:80]}']"
+        return 0.0, f"Failure: Message sent but content does not match. [Channel='{channel}', Sent: '{message[:80]}']"
+
+    display = "Town Square" if channel == "town-square" else channel
+    return Spec(start, base(seed), score, lambda p: [*chat_plan(display, text), finish()])
+
+
+@spec("ClockOutGeneralTask")
+def _clock_out(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    return _channel_task(cls, at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"]), a["TARGET_CHANNEL"],
+                         list(a["EXPECTED_KEYWORDS"]), quoted(cls.goal or ""))
+
+
+@spec("MattermostResponseGeneralTask")
+def _mm_response(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"])
+
+    def seed(phone: Phone) -> None:
+        phone.mattermost.post(a["CHANNEL_NAME"], "sam", a["ALERT_MSG"], start)
+
+    return _channel_task(cls, start, a["CHANNEL_NAME"], list(a["REPLY_KEYWORDS"]), quoted(cls.goal or ""), seed)
+
+
+@spec("MattermostLeaveNoticeGeneralTask")
+def _leave(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "leave_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, RUN_DATE)
+        if not posts:
+            return 0.0, "No Mattermost message found after task init."
+        post = posts[-1]
+        if not post.text.strip():
+            return 0.0, "Message is empty."
+        value, checks = 0.4, ["message_sent=OK"]
+        if any(k in post.text for k in keywords):
+            value += 0.3
+            checks.append("leave_content=OK")
+        else:
+            checks.append("leave_content=MISSING")
+        channel = post.channel.lower()
+        if "town" in channel or "square" in channel:
+            value += 0.3
+            checks.append(f"channel={post.channel}(OK)")
+        else:
+            value += 0.1
+            checks.append(f"channel={post.channel}(WRONG)")
+        return value, f"Leave notice. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(), score, lambda p: [*chat_plan("Town Square", quoted(cls.goal or "")), finish()])
+
+
+# ----------------------------------------------------------------------------------------------- approximations
+#: Official class -> the project's closest general task (world, checks and oracle of the project).
+APPROXIMATED: dict[str, str] = {
+    "MastodonInterestBoostGeneralTask": "share_ai_post",
+    "MastodonPrivacyDefaultGeneralTask": "mastodon_followers_only",
+    "MastodonSharePhotosGeneralTask": "post_sunset_photo",
+    "GalleryCleanupGeneralTask": "clean_old_screenshots",
+    "SharePhotosGeneralTask": "email_dinner_photos",
+    "SortFilesGeneralTask": "sort_downloads_by_date",
+    "PreMeetingPrepGeneralTask": "open_meeting_document",
+    "SendWeeklyReportGeneralTask": "send_weekly_report",
+    "MorningPaperReadingGeneralTask": "morning_papers",
+    "MorningWeatherCheckGeneralTask": "weather_report",
+    "SearchTopInfoGeneralTask": "mail_top_story",
+    "CommuteLateNightGeneralTask": "late_night_taxi",
+    "CommuteLateWithNoticeGeneralTask": "late_with_notice",
+    "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
+    "CommuteRoutingSunnyGeneralTask": "sunny_bike_route",
+    "BuyColaGeneralTask": "buy_zero_cola",
+    "BuyComputerGeneralTask": "buy_macbook_budget",
+    "NoteTheCourierGeneralTask": "buy_sofa_with_note",
+    "SearchWhiteSneakersCheckoutGeneralTask": "buy_white_sneakers",
+    "CartManagementGeneralTask": "cart_remove_sportswear",
+    "DeleteItemOverBudgetGeneralTask": "cart_remove_over_140",
+    "DeleteItemsGeneralTask": "cart_remove_electronics",
+    "OrderLunchFirstTimeGeneralTask": "first_lunch_order",
+    "TakeoutRemarkGeneralTask": "kungpao_with_note",
+    "OrderLunchTradeoffGeneralTask": "light_lunch_budget",
+}
+
+
+def _approximation(project: GeneralTask) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        verdict = project.verify(phone, trace)
+        return verdict.score, f"(project check, not the official one) {verdict.reason}"
+
+    return Spec(project.start, project.seed, score, project.planner)
+
+
+@official_task(*OFFICIAL_CHECKS, *APPROXIMATED)
+def build(ctx: BuildContext) -> PhoneTask:
+    """An official general task on the simulator."""
+    cls = ctx.cls
+    project = {t.task_id: t for t in PROJECT_TASKS}
+    if cls.name in OFFICIAL_CHECKS:
+        made, exact = OFFICIAL_CHECKS[cls.name](cls), True
+    else:
+        made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
+    return OfficialGeneralTask(cls, made, exact)

@@ -1,0 +1,103 @@
+"""The 42 official general tasks: built by official name from the release, solved by the oracle through the UI,
+near misses scored as the official checks score them, no answer key before the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from personal_envs.knowu.env import KnowUEnv
+from personal_envs.knowu.official.general.tasks import APPROXIMATED, OFFICIAL_CHECKS, OfficialGeneralTask
+from personal_envs.knowu.official.registry import build_family
+from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
+from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.oracle import Fill, Step, Tap, finish, open_app
+from tests.knowu.helpers import oracle_infos
+from tests.knowu.helpers import run_oracle as run
+
+
+@pytest.fixture(scope="module")
+def env(official_dir: Path) -> Iterator[KnowUEnv]:
+    environment = KnowUEnv(split="general", data_dir=str(official_dir), screenshot=False)
+    yield environment
+    environment.close()
+
+
+def test_the_42_build_with_official_names_and_goals(release: OfficialRelease) -> None:
+    source = parse_release(release)
+    tasks = build_family("general", release)
+    assert [t.task_id for t in tasks] == source.variant_names("general") and len(tasks) == 42
+    for task in tasks:
+        assert isinstance(task, OfficialGeneralTask) and task.task_set == OFFICIAL_LABEL
+        cls = source.get(task.task_id)
+        assert task.instruction == cls.goal and task.instruction  # read from the release
+        assert task.difficulty == cls.difficulty and task.apps == cls.app_names
+    assert set(OFFICIAL_CHECKS) | set(APPROXIMATED) == set(source.variant_names("general"))
+    assert not set(OFFICIAL_CHECKS) & set(APPROXIMATED)
+
+
+def test_oracle_solves_all_42_through_the_ui(env: KnowUEnv) -> None:
+    assert env.num_tasks == 42 and env.task_set_label == OFFICIAL_LABEL
+    infos = oracle_infos(env)  # fails naming any task below 1.0, or any answer key seen before the end
+    assert len(infos) == 42
+    assert all(info["metrics"]["task_set"] == OFFICIAL_LABEL for info in infos)
+    official = [info for info in infos if info["metrics"]["official_check"]]
+    assert len(official) == len(OFFICIAL_CHECKS)
+
+
+def _sms(recipient: str, text: str) -> list[Step]:
+    return [open_app("Messages"), Tap(rid="start_chat_fab"), Fill("recipient", recipient),
+            Fill("compose_message_text", text), Tap(rid="send_message_button"), finish()]
+
+
+def _alarm(time_text: str) -> list[Step]:
+    return [open_app("Clock"), Tap(rid="add_alarm_fab"), Fill("alarm_time", time_text), Tap(rid="day_sat"),
+            Tap(rid="day_sun"), Tap(rid="save_alarm"), finish()]
+
+
+def _chat(channel: str, text: str) -> list[Step]:
+    return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button"), finish()]
+
+
+@pytest.mark.parametrize(("task_id", "plan", "score"), [
+    ("MessagesAskMomMoneyGeneralTask", _sms("Dad", "2000 生活费"), 0.0),     # wrong person
+    ("MessagesAskMomMoneyGeneralTask", _sms("Mom", "hello"), 0.6),           # sent, content off: 0.5 + 0.1
+    ("SetAlarmGeneralTask", _alarm("08:45"), 0.8),                           # weekend alarm, hour right: 0.5 + 0.3
+    ("SetAlarmGeneralTask", _alarm("09:30"), 0.5),                           # weekend alarm, wrong time
+    ("MattermostLeaveNoticeGeneralTask", _chat("Off-Topic", "sick leave today"), 0.8),  # wrong channel: +0.1
+    ("MattermostLeaveNoticeGeneralTask", _chat("Town Square", "hello all"), 0.7),       # no leave words
+    ("ClockOutGeneralTask", _chat("Town Square", "hello"), 0.0),             # no clock-out keyword
+    ("BirthdayWishGeneralTask", _sms("Mom", "hi"), 0.0),                     # no birthday keyword
+    ("ScamSmsInterceptGeneralTask", [open_app("Messages"), Tap(text="1069012345678"),
+                                     Fill("compose_message_text", "stop"), Tap(rid="send_message_button"),
+                                     Tap(rid="block_button"), Tap(rid="dialog_block"), finish()], 0.0),  # replied
+    ("HighlightImportantSmsSenderGeneralTask", [open_app("Contacts"), Tap(rid="create_contact_fab"),
+                                                Fill("contact_name", "Project Office"),
+                                                Fill("contact_phone", "13577776666"), Tap(rid="save_contact"),
+                                                finish()], 0.5),             # saved, not starred
+    ("DeepWorkGeneralTask", [finish()], 0.0),
+    ("WeekendSleeperGeneralTask", [open_app("Clock"), Tap(rid="alarm_switch", near="07:00"), finish()], 0.0),
+])
+def test_near_misses_fail_as_the_official_check(env: KnowUEnv, task_id: str, plan: list[Step], score: float) -> None:
+    info = run(env, task_id, plan)
+    assert info["score"] == pytest.approx(score) and not info["metrics"]["success"], info["metrics"]["reason"]
+
+
+def test_invite_reply_without_acceptance_gets_the_calendar_part_only(env: KnowUEnv) -> None:
+    plan: list[Step] = [open_app("Messages"), Tap(text="+86 139-0000-1122"), Fill("compose_message_text", "hmm"),
+                        Tap(rid="send_message_button"), open_app("Calendar"), Tap(rid="create_event_fab"),
+                        Fill("event_title_input", "sync"), Tap(rid="date_clear"),
+                        Fill("event_date_input", "2026-02-10"), Fill("event_start_input", "10:30"),
+                        Fill("event_end_input", "11:00"), Tap(rid="save_event"), finish()]
+    info = run(env, "CalendarInviteConflictResolutionGeneralTask", plan)
+    assert info["score"] == pytest.approx(0.6)
+
+
+def test_project_tasks_stay_available_by_their_names(official_dir: Path) -> None:
+    project = KnowUEnv(split="general", task="battery_saver", data_dir=str(official_dir), screenshot=False)
+    try:
+        assert [t.task_id for t in project.tasks] == ["battery_saver"] and project.task_set_label == PROJECT_LABEL
+    finally:
+        project.close()

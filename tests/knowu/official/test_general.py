@@ -13,7 +13,7 @@ from personal_envs.knowu.official.general.tasks import APPROXIMATED, OFFICIAL_CH
 from personal_envs.knowu.official.registry import build_family
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import parse_release
-from personal_envs.knowu.oracle import Fill, Step, Tap, finish, open_app
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, finish, open_app
 from tests.knowu.helpers import oracle_infos
 from tests.knowu.helpers import run_oracle as run
 
@@ -78,6 +78,12 @@ def _chat(channel: str, text: str) -> list[Step]:
                                                 Fill("contact_phone", "13577776666"), Tap(rid="save_contact"),
                                                 finish()], 0.5),             # saved, not starred
     ("DeepWorkGeneralTask", [finish()], 0.0),
+    ("SortFilesGeneralTask", [open_app("Files"), Tap(text="Download"), Tap(rid="sort_button"),
+                              Tap(rid="sort_modified_asc"), finish()], 0.5),   # oldest first
+    ("SendWeeklyReportGeneralTask", [open_app("Mail"), Tap(rid="compose_button"), Fill("to", "dean@ftu.edu.cn"),
+                                     Fill("subject", "Weekly Report"), Tap(rid="send"), finish()], 0.4),  # no file
+    ("CommuteRoutingSunnyGeneralTask", [answer("Go now.")], 0.2),           # a plan without route words
+    ("CommuteLateWithNoticeGeneralTask", _chat("Town Square", "hello"), 0.3),  # notice off-topic, no plan
     ("WeekendSleeperGeneralTask", [open_app("Clock"), Tap(rid="alarm_switch", near="07:00"), finish()], 0.0),
 ])
 def test_near_misses_fail_as_the_official_check(env: KnowUEnv, task_id: str, plan: list[Step], score: float) -> None:

@@ -24,7 +24,7 @@ from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
 from personal_envs.knowu.general_tasks import GeneralTask
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.source import OfficialClass
-from personal_envs.knowu.oracle import Fill, Step, Tap, finish, open_app
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import seed_world
 from personal_envs.simulators.phone.phone import Phone
@@ -547,6 +547,231 @@ def _leave(cls: OfficialClass) -> Spec:
     return Spec(RUN_DATE, base(), score, lambda p: [*chat_plan("Town Square", quoted(cls.goal or "")), finish()])
 
 
+def latest_sent(phone: Phone) -> Any:
+    sent = phone.mail.sent()
+    return sent[-1] if sent else None
+
+
+def attachment_names(phone: Phone, mail: Any) -> list[str]:
+    return [phone.mail.attachment_name(ref) for ref in mail.attachments]
+
+
+def maps_plan(origin: str, destination: str, mode: str) -> list[Step]:
+    return [open_app("Maps"), Fill("directions_start", origin), Fill("directions_end", destination),
+            Tap(rid=f"mode_{mode}"), Tap(rid="directions_button")]
+
+
+def route_minutes(phone: Phone, origin: str, destination: str, mode: str) -> int:
+    start, end = phone.maps.find(origin), phone.maps.find(destination)
+    assert start is not None and end is not None
+    return int(phone.maps.options(start, end, mode)[0][1])
+
+
+#: The official campus and science-park addresses are the project map's places of these names.
+CAMPUS, PARK = "Zijingang Campus", "Zheda Science Park"
+
+
+@spec("SendWeeklyReportGeneralTask")
+def _weekly_report(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = at_time(RUN_DATE, "16:59:00")  # the default trigger: Friday 16:55-17:05, scene time 16:59
+
+    def seed(phone: Phone) -> None:
+        phone.files.add(f"/Documents/{a['FILE_NAME']}", 0, start)  # an empty file, as `touch` makes it
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email was sent."
+        value, checks = 0.0, []
+        recipients = ",".join(mail.to).lower()
+        if a["TARGET_RECIPIENT"].lower() in recipients:
+            value += 0.4
+            checks.append(f"recipient=OK({recipients})")
+        else:
+            checks.append(f"recipient=WRONG(got={recipients})")
+        if any(a["FILE_NAME"] in name for name in attachment_names(phone, mail)):
+            value += 0.6
+            checks.append(f"attachment=OK({a['FILE_NAME']})")
+        else:
+            checks.append(f"attachment=MISSING({a['FILE_NAME']})")
+        return value, f"Email sent. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        subject = re.findall(r"'([^']+)'", cls.goal or "")[0]
+        return [open_app("Files"), Tap(text="Documents"), Tap(text=a["FILE_NAME"]), Tap(rid="share"),
+                Fill("to", a["TARGET_RECIPIENT"]), Fill("subject", subject), Tap(rid="send"), finish()]
+
+    return Spec(start, base(seed), score, plan)
+
+
+#: What the official media files show (the simulator's gallery shows a caption where the device shows the image).
+MEDIA_CAPTIONS: dict[str, tuple[str, bool]] = {
+    "imag0-2.jpeg": ("a green tree", False),
+    "image0-1.jpeg": ("a pile of fruit", False),
+    "image0-3.jpeg": ("potted succulents", False),
+    "image1.jpeg": ("a sunflower", True),
+    "image2.jpeg": ("a red rose", True),
+    "image3.jpeg": ("yellow chrysanthemums", True),
+    "image4.jpeg": ("a pink morning glory", True),
+}
+
+
+@spec("SharePhotosGeneralTask")
+def _share_photos(cls: OfficialClass) -> Spec:
+    address, text = cls.module_constants["EMAIL_ADDRESS"], cls.module_constants["EMAIL_TEXT"]
+    names: list[str] = []
+
+    def seed(phone: Phone) -> None:
+        # the official setup pushes every .png / .jpeg / .jpg of assets/ to /sdcard/Pictures
+        for i, (name, (caption, _)) in enumerate(sorted(MEDIA_CAPTIONS.items())):
+            phone.gallery.add(name, "Pictures", RUN_DATE - timedelta(minutes=10 - i), caption)
+        names[:] = sorted(MEDIA_CAPTIONS)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email sent."
+        to = ",".join(mail.to)
+        if not to.strip():
+            return 0.0, "Failure: Email recipient is empty."
+        if not mail.attachments:
+            return 0.0, "Failure: No image attachments found."
+        value, checks = 0.0, []
+        if address.lower() in to.lower() or "kevin" in to.lower():
+            value += 0.3
+            checks.append("recipient=OK")
+        else:
+            checks.append(f"recipient=WRONG({to})")
+        if text.lower() in mail.body.lower() or "picture" in mail.body.lower():
+            value += 0.2
+            checks.append("body_text=OK")
+        else:
+            checks.append("body_text=MISSING")
+        value += 0.5
+        checks.append(f"attachments={len(mail.attachments)}")
+        return value, f"Email sent. To: {to}. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        flowers = [n for n, (_, flower) in sorted(MEDIA_CAPTIONS.items()) if flower]
+        return [open_app("Gallery"), Tap(rid="select_mode"), *[Tap(contains=n) for n in flowers],
+                Tap(rid="share_selected"), Tap(rid="share_mail"), Fill("to", address), Fill("subject", "Flowers"),
+                Fill("body", text), Tap(rid="send"), finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+@spec("SearchTopInfoGeneralTask")
+def _search_top(cls: OfficialClass) -> Spec:
+    kevin = cls.module_constants["KEVIN_EMAIL"]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email found."
+        to, subject, body = ",".join(mail.to).strip(), mail.subject.strip(), mail.body.strip()
+        if not to:
+            return 0.0, "Failure: Email recipient is empty."
+        if not subject and not body:
+            return 0.0, "Failure: Email subject and body are both empty."
+        value, checks = 0.0, []
+        if kevin.lower() in to.lower() or "kevin" in to.lower():
+            value += 0.4
+            checks.append("recipient=OK")
+        else:
+            checks.append(f"recipient=WRONG({to})")
+        if any(k in subject.lower() for k in ("ai", "artificial intelligence", "人工智能")):
+            value += 0.3
+            checks.append("subject=OK")
+        else:
+            checks.append(f"subject=MISSING_AI({subject})")
+        if len(body) > 20:
+            value += 0.3
+            checks.append("body=OK")
+        else:
+            checks.append("body=TOO_SHORT")
+        return value, f"Email sent. To: {to}. Subject: {subject}. Checks: {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Chrome"), Fill("url_bar", "tech.example.com"), enter(), open_app("Mail"),
+                Tap(rid="compose_button"), Fill("to", kevin), Fill("subject", "Recent AI news"),
+                Fill("body", "Here is the recent news in the AI field:\nHangzhou opens its first fully driverless bus "
+                             "line."), Tap(rid="send"), finish()]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("CommuteRoutingSunnyGeneralTask")
+def _sunny(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "route_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        plan_text = (trace.answer or "").strip()
+        if not plan_text:
+            return 0.0, "No travel plan provided by agent."
+        hits = sum(1 for k in keywords if k in plan_text.lower())
+        value = 1.0 if hits >= 3 else 0.5 if hits >= 1 else 0.2
+        return value, f"Route plan provided. Keyword hits: {hits}. Score: {value:.1f}. Plan: {plan_text[:100]}"
+
+    def plan(phone: Phone) -> list[Step]:
+        minutes = route_minutes(phone, CAMPUS, PARK, "bike")
+        return [*maps_plan(CAMPUS, PARK, "bike"),
+                answer(f"Cycling route from {CAMPUS} to {PARK}: about {minutes} min by bike.")]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("CommuteLateWithNoticeGeneralTask")
+def _late_notice(cls: OfficialClass) -> Spec:
+    keywords = list(cls.attributes["_LATE_KEYWORDS"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        value, checks = 0.0, []
+        if (trace.answer or "").strip():
+            value += 0.4
+            checks.append("route_plan=PROVIDED")
+        else:
+            checks.append("route_plan=MISSING")
+        posts = my_posts(phone, RUN_DATE)
+        if posts:
+            late = any(k in posts[-1].text.lower() for k in keywords)
+            value += 0.6 if late else 0.3
+            checks.append("mattermost_notice=OK" if late else "mattermost_notice=PARTIAL")
+        else:
+            checks.append("mattermost_notice=MISSING")
+        return value, f"Late commute + notice. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        message = re.findall(r"'([^']+)'", cls.goal or "")[-1]
+        minutes = route_minutes(phone, CAMPUS, PARK, "drive")
+        return [*maps_plan(CAMPUS, PARK, "drive"), *chat_plan("Town Square", message),
+                answer(f"Fastest: drive from {CAMPUS} to {PARK}, about {minutes} min.")]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("SortFilesGeneralTask")
+def _sort_files(cls: OfficialClass) -> Spec:
+    specs = cls.attributes["FILE_SPECS"]
+    scores = {"modified_desc": 1.0, "modified_asc": 0.5}
+
+    def seed(phone: Phone) -> None:
+        phone.files.items = [f for f in phone.files.items if f.folder != "Download"]
+        for item in specs:
+            when = datetime.strptime(item["mtime"], "%Y%m%d%H%M.%S")
+            phone.files.add(f"/Download/{item['name']}", max(1, int(item["size"]) // 1024), when)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        order = phone.files.sort_order.get("Download", "name_asc")
+        value = scores.get(order, 0.0)
+        observed = [f.name for f in phone.files.listing("Download")]
+        return value, f"Selected sort option {order}. Observed files: {observed[:10]}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Files"), Tap(text="Download"), Tap(rid="sort_button"),
+                           Tap(rid="sort_modified_desc"), finish()])
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
 APPROXIMATED: dict[str, str] = {
@@ -554,17 +779,11 @@ APPROXIMATED: dict[str, str] = {
     "MastodonPrivacyDefaultGeneralTask": "mastodon_followers_only",
     "MastodonSharePhotosGeneralTask": "post_sunset_photo",
     "GalleryCleanupGeneralTask": "clean_old_screenshots",
-    "SharePhotosGeneralTask": "email_dinner_photos",
-    "SortFilesGeneralTask": "sort_downloads_by_date",
     "PreMeetingPrepGeneralTask": "open_meeting_document",
-    "SendWeeklyReportGeneralTask": "send_weekly_report",
     "MorningPaperReadingGeneralTask": "morning_papers",
     "MorningWeatherCheckGeneralTask": "weather_report",
-    "SearchTopInfoGeneralTask": "mail_top_story",
     "CommuteLateNightGeneralTask": "late_night_taxi",
-    "CommuteLateWithNoticeGeneralTask": "late_with_notice",
     "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
-    "CommuteRoutingSunnyGeneralTask": "sunny_bike_route",
     "BuyColaGeneralTask": "buy_zero_cola",
     "BuyComputerGeneralTask": "buy_macbook_budget",
     "NoteTheCourierGeneralTask": "buy_sofa_with_note",

@@ -82,7 +82,14 @@ def _chat(channel: str, text: str) -> list[Step]:
                               Tap(rid="sort_modified_asc"), finish()], 0.5),   # oldest first
     ("SendWeeklyReportGeneralTask", [open_app("Mail"), Tap(rid="compose_button"), Fill("to", "dean@ftu.edu.cn"),
                                      Fill("subject", "Weekly Report"), Tap(rid="send"), finish()], 0.4),  # no file
-    ("CommuteRoutingSunnyGeneralTask", [answer("Go now.")], 0.2),           # a plan without route words
+    ("CommuteRoutingSunnyGeneralTask", [answer("Go now.")], 0.2),
+    ("GalleryCleanupGeneralTask", [open_app("Gallery"), Tap(rid="tab_Screenshots"), Tap(rid="select_mode"),
+                                   *[Tap(contains=f"Screenshot_{i}.png") for i in (1, 2, 3)],
+                                   Tap(rid="delete_selected"), Tap(rid="dialog_delete"), finish()], 0.0),  # all gone
+    ("MorningWeatherCheckGeneralTask", [answer("Hangzhou weather: light rain, 25°C.")], 0.0),  # wrong temperature
+    ("MastodonPrivacyDefaultGeneralTask", [open_app("Mastodon"), Tap(rid="compose_fab"),
+                                           Fill("compose_text", "hello"), Tap(rid="visibility_private"),
+                                           Tap(rid="publish"), finish()], 0.2),  # other text, not public           # a plan without route words
     ("CommuteLateWithNoticeGeneralTask", _chat("Town Square", "hello"), 0.3),  # notice off-topic, no plan
     ("WeekendSleeperGeneralTask", [open_app("Clock"), Tap(rid="alarm_switch", near="07:00"), finish()], 0.0),
 ])

@@ -772,16 +772,162 @@ def _sort_files(cls: OfficialClass) -> Spec:
                            Tap(rid="sort_modified_desc"), finish()])
 
 
+
+@spec("GalleryCleanupGeneralTask")
+def _gallery_cleanup(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    run = adb_time(a["TARGET_TIMESTAMP"])
+    days = int(a["OLDER_THAN_DAYS"])
+    names = [f"Screenshot_{i + 1}.png" for i in range(int(a["NUM_FILES"]))]
+
+    def seed(phone: Phone) -> None:
+        phone.gallery.photos = [p for p in phone.gallery.photos if p.album != "Screenshots"]
+        for i, name in enumerate(names):  # the first two are 17 days old, the last 2 days
+            phone.gallery.add(name, "Screenshots", run - timedelta(days=(days + 10) if i < 2 else 2), "A screenshot")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        left = [p for p in phone.gallery.photos if p.album == "Screenshots"]
+        if len(left) != 1:
+            return 0.0, f"Failure: Expected 1 file(s), found {len(left)}. Files: {[p.name for p in left]}"
+        for photo in left:
+            if (run - photo.taken).total_seconds() / 86400 > days:
+                return 0.0, f"Failure: Old screenshot '{photo.name}' still remains."
+        return 1.0, f"Success: Cleanup completed. Remaining: {len(left)} file(s)."
+
+    return Spec(run, base(seed), score,
+                lambda p: [open_app("Gallery"), Tap(rid="tab_Screenshots"), Tap(rid="select_mode"),
+                           *[Tap(contains=n) for n in names[:2]], Tap(rid="delete_selected"), Tap(rid="dialog_delete"),
+                           finish()])
+
+
+@spec("MastodonPrivacyDefaultGeneralTask")
+def _mastodon_public(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "content_keywords")
+    text = cls.module_constants["POST_TEXT"]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mine = phone.mastodon.mine()
+        if not mine:
+            return 0.0, "No toot found for target user."
+        toot = mine[-1]
+        if not toot.text.strip():
+            return 0.0, "Toot has no text content."
+        value, checks = 0.0, []
+        if any(k in toot.text for k in keywords):
+            value += 0.6
+            checks.append("content=OK")
+        else:
+            value += 0.2
+            checks.append(f"content=PARTIAL('{toot.text[:50]}')")
+        if toot.visibility == "public":
+            value += 0.4
+            checks.append("visibility=public(OK)")
+        else:
+            checks.append(f"visibility={toot.visibility}(WRONG)")
+        return value, f"Toot posted. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: [open_app("Mastodon"), Tap(rid="compose_fab"), Fill("compose_text", text),
+                           Tap(rid="visibility_public"), Tap(rid="publish"), finish()])
+
+
+@spec("MorningPaperReadingGeneralTask")
+def _papers(cls: OfficialClass) -> Spec:
+    urls = list(cls.attributes["TARGET_URLS"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        visited = phone.chrome.history[-10:]
+        if not visited:
+            return 0.0, "Failure: No browsing history found."
+        text = " ".join(visited).lower()
+        missing = [u for u in urls if u.split("//", 1)[-1].split("/", 1)[0].removeprefix("www.") not in text]
+        if missing:
+            return 0.0, f"Failure: Did not visit: {missing}"
+        return 1.0, "Success: Both target websites were visited."
+
+    def plan(phone: Phone) -> list[Step]:
+        steps: list[Step] = [open_app("Chrome")]
+        for i, url in enumerate(urls):
+            steps += ([Tap(rid="url_clear")] if i else []) + [Fill("url_bar", url), enter()]
+        return [*steps, finish()]
+
+    def seed(phone: Phone) -> None:
+        phone.chrome.history = []  # pm clear
+
+    return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
+
+
+WEATHER_PAGE = "weather.example.com/hangzhou"
+
+
+def page_max_temperature(phone: Phone) -> float | None:
+    """The day's maximum on the simulator's weather page (it stands in for the official Open-Meteo query)."""
+    page = next((p for url, p in phone.chrome.pages.items() if WEATHER_PAGE in url), None)
+    found = re.findall(r"to (-?\d+)°C", " ".join(" ".join(b) for b in page.blocks)) if page is not None else []
+    return float(found[0]) if found else None
+
+
+@spec("MorningWeatherCheckGeneralTask")
+def _weather(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    tolerance = float(a["TEMP_TOLERANCE"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        text = (trace.answer or "").strip()
+        if not text:
+            return 0.0, "Failure: No weather answer provided."
+        if not any(k.lower() in text.lower() for k in a["WEATHER_KEYWORDS"]):
+            return 0.0, f"Failure: Answer lacks weather content: '{text[:80]}'"
+        reference = page_max_temperature(phone)
+        if reference is None:
+            return 1.0, f"Success: Weather keywords found (no reference temperature): '{text[:80]}'"
+        numbers = [float(x) for x in re.findall(r"-?\d+\.?\d*", text)]
+        if not numbers:
+            return 0.0, f"Failure: Weather keywords found but no temperature number: '{text[:80]}'"
+        if any(abs(n - reference) <= tolerance for n in numbers):
+            return 1.0, f"Success: Temperature matches the reference ({reference}±{tolerance}°C)."
+        return 0.0, f"Failure: Temperature mismatch: extracted {numbers}, reference={reference}°C."
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Chrome"), Fill("url_bar", f"{a['CITY']} weather today"), enter(),
+                Tap(rid="link", contains=f"{a['CITY']} weather"),
+                answer(f"{a['CITY']} weather today: light rain, 8°C to {page_max_temperature(phone):.0f}°C.")]
+
+    def seed(phone: Phone) -> None:
+        phone.chrome.history = []
+
+    return Spec(at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
+
+
+@spec("PreMeetingPrepGeneralTask")
+def _pre_meeting(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = datetime.strptime(a["MEETING_START"], "%Y-%m-%d %H:%M:%S")
+    path = f"/Documents/{a['DOC_NAME']}"
+    notes = next((c.kwargs.get("description") for c in cls.calls("insert_calendar_event")), "") or ""
+
+    def seed(phone: Phone) -> None:
+        phone.files.add(path, 2048, start - timedelta(days=1), a["DOC_NAME"])
+        phone.calendar.add(a["MEETING_TITLE"], start, datetime.strptime(a["MEETING_END"], "%Y-%m-%d %H:%M:%S"),
+                           "Room A", notes)
+        phone.notify("Calendar", a["MEETING_TITLE"], f"{start:%H:%M} · Room A")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        route = phone.route
+        if route is not None and route.app == "docreader" and route.params.get("path", "").endswith(a["DOC_NAME"]):
+            return 1.0, f"Success: Document '{a['DOC_NAME']}' is open."
+        return 0.0, f"Failure: Document not opened. Current app: {route.app if route else 'home'}"
+
+    return Spec(datetime.strptime(a["SIMULATION_DATETIME"], "%Y-%m-%d %H:%M:%S"), base(seed), score,
+                lambda p: [open_app("Files"), Tap(text="Documents"), Tap(text=a["DOC_NAME"]), Tap(rid="open"),
+                           finish()])
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
 APPROXIMATED: dict[str, str] = {
     "MastodonInterestBoostGeneralTask": "share_ai_post",
-    "MastodonPrivacyDefaultGeneralTask": "mastodon_followers_only",
     "MastodonSharePhotosGeneralTask": "post_sunset_photo",
-    "GalleryCleanupGeneralTask": "clean_old_screenshots",
-    "PreMeetingPrepGeneralTask": "open_meeting_document",
-    "MorningPaperReadingGeneralTask": "morning_papers",
-    "MorningWeatherCheckGeneralTask": "weather_report",
     "CommuteLateNightGeneralTask": "late_night_taxi",
     "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
     "BuyColaGeneralTask": "buy_zero_cola",

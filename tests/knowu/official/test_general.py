@@ -57,6 +57,13 @@ def _alarm(time_text: str) -> list[Step]:
             Tap(rid="day_sun"), Tap(rid="save_alarm"), finish()]
 
 
+def _food(app: str, shop: str, dish: str, note: str = "") -> list[Step]:
+    return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), Tap(rid="add_to_basket"),
+            Tap(rid="basket_button"), Fill("receiver_name", "张伟"), Fill("receiver_phone", "13800138000"),
+            Fill("receiver_address", "杭州市西湖区文三路 478 号浙大科技园"),
+            *([Fill("order_note", note)] if note else []), Tap(rid="place_order"), finish()]
+
+
 def _chat(channel: str, text: str) -> list[Step]:
     return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button"), finish()]
 
@@ -83,6 +90,12 @@ def _chat(channel: str, text: str) -> list[Step]:
     ("SendWeeklyReportGeneralTask", [open_app("Mail"), Tap(rid="compose_button"), Fill("to", "dean@ftu.edu.cn"),
                                      Fill("subject", "Weekly Report"), Tap(rid="send"), finish()], 0.4),  # no file
     ("CommuteRoutingSunnyGeneralTask", [answer("Go now.")], 0.2),
+    ("OrderLunchFirstTimeGeneralTask", _food("tuantuan", "Spicy Corner", "鱼香肉丝"), 0.0),  # the other app
+    ("TakeoutRemarkGeneralTask", _food("chilemei", "Sichuan Kitchen", "宫保鸡丁盖饭", "不要花生"), 0.0),  # remark cut
+    ("MastodonInterestBoostGeneralTask", _chat("Off-Topic", "AI news"), 0.6),  # no link, wrong channel: 0.5 + 0.1
+    ("MastodonSharePhotosGeneralTask", [open_app("Mastodon"), Tap(rid="compose_fab"),
+                                        Fill("compose_text", "Nice shot from today!"), Tap(rid="publish"),
+                                        finish()], 0.0),  # caption without the photo
     ("GalleryCleanupGeneralTask", [open_app("Gallery"), Tap(rid="tab_Screenshots"), Tap(rid="select_mode"),
                                    *[Tap(contains=f"Screenshot_{i}.png") for i in (1, 2, 3)],
                                    Tap(rid="delete_selected"), Tap(rid="dialog_delete"), finish()], 0.0),  # all gone

@@ -923,11 +923,192 @@ def _pre_meeting(cls: OfficialClass) -> Spec:
                            finish()])
 
 
+
+@spec("MastodonInterestBoostGeneralTask")
+def _interest_boost(cls: OfficialClass) -> Spec:
+    link = "https://mlweekly.example/vlm"  # the timeline is the project's (the official one lives in its server image)
+
+    def seed(phone: Phone) -> None:
+        phone.mastodon.add("ML Weekly", "@mlweekly", "A new open-source vision-language model tops the leaderboard. "
+                           f"Paper and code: {link} #MachineLearning", RUN_DATE - timedelta(hours=1))
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, RUN_DATE)
+        if not posts:
+            return 0.0, "No message found on Mattermost after task init."
+        post = posts[-1]
+        value, checks = 0.0, []
+        if post.text.strip():
+            value += 0.5
+            checks.append("message_sent=OK")
+        else:
+            checks.append("message_sent=EMPTY")
+        if "town" in post.channel.lower() or "square" in post.channel.lower():
+            value += 0.3
+            checks.append(f"channel={post.channel}(OK)")
+        else:
+            value += 0.1
+            checks.append(f"channel={post.channel}(WRONG)")
+        if re.search(r"https?://", post.text):
+            value += 0.2
+            checks.append("has_link=OK")
+        else:
+            checks.append("has_link=NO")
+        return value, f"Mattermost forwarding. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Mastodon"), Tap(contains="vision-language"),
+                           *chat_plan("Town Square", f"AI news from my timeline: {link}"), finish()])
+
+
+@spec("MastodonSharePhotosGeneralTask")
+def _share_to_mastodon(cls: OfficialClass) -> Spec:
+    image = "hugginggpt.jpg"  # DEFAULT_SHARE_IMAGE: cache/users/aiden_lin/mastodon_share/hugginggpt.jpg of the release
+
+    def seed(phone: Phone) -> None:
+        phone.gallery.add(image, "Pictures", RUN_DATE - timedelta(minutes=5), "the provided photo")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mine = phone.mastodon.mine()
+        if not mine:
+            return 0.0, "No toot found for target user."
+        toot = mine[-1]
+        media = [phone.gallery.get(m) for m in toot.media]
+        image_ok = any(p is not None and p.name == image for p in media)
+        caption = len(toot.text.strip()) > 3
+        value = 1.0 if image_ok and caption else 0.0
+        return value, (f"Image: {'ok' if image_ok else 'failed'}. Caption: '{toot.text[:60]}' "
+                       f"(has_caption={caption}). Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Gallery"), Tap(contains=image), Tap(rid="share"), Tap(rid="share_mastodon"),
+                           Fill("compose_text", quoted(cls.goal or "")), Tap(rid="publish"), finish()])
+
+
+def delivery_of(goal: str) -> tuple[str, str, str]:
+    """(receiver, phone, address) as the official goal states them."""
+    receiver = re.findall(r"收件人填'([^']+)'", goal)
+    number = re.findall(r"电话填\s*(\d+)", goal)
+    address = re.findall(r"(?:送到|地址填)([^，。]+)", goal)
+    return (receiver[0] if receiver else "", number[0] if number else "", address[-1].strip() if address else "")
+
+
+def food_plan(app: str, shop: str, dish: str, goal: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(goal)
+    fills = [Fill("receiver_name", receiver or "张伟"), Fill("receiver_phone", number or "13800138000"),
+             Fill("receiver_address", address)]
+    return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), *[Tap(text=o) for o in options],
+            Tap(rid="add_to_basket"), Tap(rid="basket_button"), *fills,
+            *([Fill("order_note", note)] if note else []), Tap(rid="place_order"), finish()]
+
+
+def rename_dish(phone: Phone, app: str, did: str, name: str) -> None:
+    """Give a seeded dish the name the official catalog has (the name the official check reads)."""
+    for shop in phone.food(app).restaurants:
+        for dish in shop.dishes:
+            if dish.did == did:
+                dish.name = name
+
+
+def latest_food_order(phone: Phone) -> tuple[str, Any]:
+    """The latest order of the first delivery app (chilemei, then tuantuan) that has one, as the official check
+    reads the callbacks."""
+    for app in ("chilemei", "tuantuan"):
+        orders = phone.food(app).orders
+        if orders:
+            return app, orders[-1]
+    return "", None
+
+
+def order_dishes(phone: Phone, app: str, order: Any) -> list[tuple[str, int]]:
+    food = phone.food(app)
+    names = []
+    for item in order.items:
+        dish = food.dish(item.sid, item.did)
+        names.append((dish.name if dish else item.did, item.quantity))
+    return names
+
+
+ADDRESSES = ("杭州市西湖区文三路 478 号浙大科技园", "杭州市西湖区文三路478号浙大科技园")
+
+
+@spec("OrderLunchFirstTimeGeneralTask")
+def _first_lunch(cls: OfficialClass) -> Spec:
+    dish_name = "鱼香肉丝"  # the official check's exact food name
+
+    def seed(phone: Phone) -> None:
+        rename_dish(phone, "chilemei", "yuxiang_rice", dish_name)
+        rename_dish(phone, "tuantuan", "yuxiang_rice", dish_name)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "Failure: No delivery order callback found."
+        foods = order_dishes(phone, app, order)
+        if not foods:
+            return 0.0, "Failure: No food items found in order callback."
+        ok = (app == "chilemei" and len(foods) == 1 and foods[0][0] == dish_name and order.name == "张伟"
+              and order.phone == "13800138000" and order.address in ADDRESSES)
+        value = 1.0 if ok else 0.0
+        return value, (f"Lunch order placed via {app}. Ordered food: {[f[0] for f in foods]}. Receiver: {order.name}, "
+                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or ""))
+
+
+@spec("TakeoutRemarkGeneralTask")
+def _takeout_remark(cls: OfficialClass) -> Spec:
+    remark = cls.module_constants["EXPECTED_REMARK"]
+    dish_name = "宫保鸡丁盖饭"
+
+    def normalize(text: str) -> str:
+        return text.replace(" ", "").replace(",", "，")
+
+    def seed(phone: Phone) -> None:
+        rename_dish(phone, "chilemei", "kungpao_rice", dish_name)
+        rename_dish(phone, "tuantuan", "kungpao_rice", dish_name)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "No order callback found."
+        foods = order_dishes(phone, app, order)
+        checks = []
+        target = next((f for f in foods if "宫保鸡丁" in f[0]), None)
+        checks.append("food=OK" if target and target[1] == 1 else f"food=FAIL(got: {[f[0] for f in foods]})")
+        checks.append("remark=OK" if normalize(order.note) == normalize(remark) else f"remark=FAIL(got: {order.note[:40]})")
+        address = order.address.replace(" ", "")
+        hits = sum(1 for f in ("西湖区", "文三路", "478", "浙大科技园") if f in address)
+        checks.append(f"address={'OK' if hits >= 3 else 'FAIL'}({hits}/4)")
+        value = 1.0 if all(c.split("=")[1].startswith("OK") for c in checks) else 0.0
+        return value, f"{', '.join(checks)}. Score: {value}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or "", note=remark))
+
+
+@spec("OrderLunchTradeoffGeneralTask")
+def _lunch_tradeoff(cls: OfficialClass) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "Failure: No delivery order callback found."
+        if not order.items:
+            return 0.0, "Failure: No food items found in order callback."
+        ok = (order.total <= 30.0 and order.name == "张伟" and order.phone == "13800138000"
+              and order.address in ADDRESSES)
+        value = 1.0 if ok else 0.0
+        return value, (f"Lunch order placed via {app}. Total price: {order.total:.1f} yuan. Receiver: {order.name}, "
+                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls.goal or ""))
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
 APPROXIMATED: dict[str, str] = {
-    "MastodonInterestBoostGeneralTask": "share_ai_post",
-    "MastodonSharePhotosGeneralTask": "post_sunset_photo",
     "CommuteLateNightGeneralTask": "late_night_taxi",
     "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
     "BuyColaGeneralTask": "buy_zero_cola",
@@ -937,9 +1118,6 @@ APPROXIMATED: dict[str, str] = {
     "CartManagementGeneralTask": "cart_remove_sportswear",
     "DeleteItemOverBudgetGeneralTask": "cart_remove_over_140",
     "DeleteItemsGeneralTask": "cart_remove_electronics",
-    "OrderLunchFirstTimeGeneralTask": "first_lunch_order",
-    "TakeoutRemarkGeneralTask": "kungpao_with_note",
-    "OrderLunchTradeoffGeneralTask": "light_lunch_budget",
 }
 
 

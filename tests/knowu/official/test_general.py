@@ -57,6 +57,13 @@ def _alarm(time_text: str) -> list[Step]:
             Tap(rid="day_sun"), Tap(rid="save_alarm"), finish()]
 
 
+def _buy(title: str, option: str = "") -> list[Step]:
+    return [open_app("Taodian"), Fill("search_input", title[:2]), Tap(rid="search_button"), Tap(text=title),
+            *([Tap(rid=f"option_{option}")] if option else []), Tap(rid="buy_now"), Fill("receiver_name", "张伟"),
+            Fill("receiver_phone", "13800138000"), Fill("receiver_address", "杭州市西湖区文三路 478 号浙大科技园"),
+            Tap(rid="submit_order"), finish()]
+
+
 def _food(app: str, shop: str, dish: str, note: str = "") -> list[Step]:
     return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), Tap(rid="add_to_basket"),
             Tap(rid="basket_button"), Fill("receiver_name", "张伟"), Fill("receiver_phone", "13800138000"),
@@ -90,6 +97,9 @@ def _chat(channel: str, text: str) -> list[Step]:
     ("SendWeeklyReportGeneralTask", [open_app("Mail"), Tap(rid="compose_button"), Fill("to", "dean@ftu.edu.cn"),
                                      Fill("subject", "Weekly Report"), Tap(rid="send"), finish()], 0.4),  # no file
     ("CommuteRoutingSunnyGeneralTask", [answer("Go now.")], 0.2),
+    ("SearchWhiteSneakersCheckoutGeneralTask", _buy("经典白色帆布运动鞋", "size=41"), 0.8),  # size 41: -0.2
+    ("NoteTheCourierGeneralTask", _buy("三人位布艺沙发 灰色"), 0.7),                     # no courier note: -0.3
+    ("BuyColaGeneralTask", _buy("无糖可乐 罐装 330ml×24", "sku=半箱"), 0.0),            # half case: all or nothing
     ("OrderLunchFirstTimeGeneralTask", _food("tuantuan", "Spicy Corner", "鱼香肉丝"), 0.0),  # the other app
     ("TakeoutRemarkGeneralTask", _food("chilemei", "Sichuan Kitchen", "宫保鸡丁盖饭", "不要花生"), 0.0),  # remark cut
     ("MastodonInterestBoostGeneralTask", _chat("Off-Topic", "AI news"), 0.6),  # no link, wrong channel: 0.5 + 0.1

@@ -1106,15 +1106,171 @@ def _lunch_tradeoff(cls: OfficialClass) -> Spec:
                 lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls.goal or ""))
 
 
+
+def latest_shop_order(phone: Phone) -> tuple[str, Any]:
+    """The latest order of Taodian, else jingdian, as the official check reads the order callbacks."""
+    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
+        orders = phone.shop(key).orders
+        if orders:
+            return label, orders[-1]
+    return "", None
+
+
+def address_info(order: Any) -> dict[str, str]:
+    """The official order callback's ``address_info`` from the simulator's one-line address: province / city / area
+    split on 省 / 市 / 区 (the official app picks the region; 杭州市 lies in 浙江省), the rest as ``addr``."""
+    found = re.match(r"^(?P<province>[^省]+省)?(?P<city>[^市]+市)?(?P<area>[^区县]+[区县])?(?P<addr>.*)$",
+                     order.address.strip())
+    parts = {k: (v or "").strip() for k, v in (found.groupdict() if found else {}).items()}
+    if not parts.get("province") and parts.get("city") == "杭州市":
+        parts["province"] = "浙江省"
+    return {"receiver": order.name, "mobile": order.phone, **parts}
+
+
+def product_info(phone: Phone, app: str, order: Any) -> list[dict[str, Any]]:
+    shop = phone.shop("taodian" if app == "Taodian" else "jingdian")
+    out = []
+    for item in order.items:
+        product = shop.product(item.pid)
+        out.append({"prodName": product.title if product else item.pid, "skuName": " ".join(item.options.values()),
+                    "price": product.price if product else 0.0})
+    return out
+
+
+def official_address_ok(info: dict[str, str]) -> bool:
+    return (info.get("province") == "浙江省" and info.get("city") == "杭州市" and info.get("area") == "西湖区"
+            and info.get("addr") in ("文三路 478 号浙大科技园", "文三路478号浙大科技园"))
+
+
+def retitle(phone: Phone, pid: str, title: str, options: dict[str, list[str]] | None = None) -> None:
+    """Give a seeded product the name (and SKUs) the official catalog has, in both shops."""
+    for key in ("taodian", "jingdian"):
+        product = phone.shop(key).product(pid)
+        if product is not None:
+            product.title = title
+            if options is not None:
+                product.options = options
+
+
+def shop_plan(goal: str, search: str, title: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(goal)
+    steps: list[Step] = [open_app("Taodian"), Fill("search_input", search), Tap(rid="search_button"), Tap(text=title)]
+    steps += [Tap(rid=f"option_{o}") for o in options]
+    steps += [Tap(rid="buy_now"), Fill("receiver_name", receiver), Fill("receiver_phone", number),
+              Fill("receiver_address", address)]
+    if note:
+        steps.append(Fill("order_note", note))
+    return [*steps, Tap(rid="submit_order"), finish()]
+
+
+#: Product names as the official checks read them (the official catalog is in the official app image, not in the
+#: release): they carry the words those checks look for.
+COLA, SOFA, SNEAKERS = "无糖可乐 罐装 330ml×24", "三人位布艺沙发 灰色", "经典白色帆布运动鞋"
+
+
+@spec("BuyColaGeneralTask")
+def _buy_cola(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "cola_zero_24", COLA, {"sku": ["整箱", "半箱"]})
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        name, sku, info = items[0]["prodName"], items[0]["skuName"], address_info(order)
+        hits = sum(1 for k in ("无糖", "可乐", "罐装") if k in name.lower())
+        ok = (app == "Taodian" and hits == 3 and "整箱" in sku and info["receiver"] == "张伟"
+              and info["mobile"] == "13800138000" and official_address_ok(info))
+        value = 1.0 if ok else 0.0
+        return value, (f"Order placed via {app}. Item: {name}, SKU: {sku}. Receiver: {info['receiver']}, Mobile: "
+                       f"{info['mobile']}. Address: {info.get('province')}+{info.get('city')}+{info.get('area')}+"
+                       f"{info.get('addr')}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls.goal or "", "可乐", COLA, ("sku=整箱",)))
+
+
+@spec("BuyComputerGeneralTask")
+def _buy_computer(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "No order callback found."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Empty product info."
+        name, price = items[0]["prodName"].lower(), float(items[0]["price"])
+        checks = ["product=OK" if "macbook" in name and "pro" in name else f"product=FAIL(got: {items[0]['prodName']})",
+                  f"budget=OK({price})" if 0 < price <= c["BUDGET"] else f"budget=FAIL(price={price})",
+                  "receiver=OK" if order.name.replace(" ", "") == c["EXPECTED_RECEIVER"] else "receiver=FAIL",
+                  "phone=OK" if order.phone.replace(" ", "") == c["EXPECTED_PHONE"] else "phone=FAIL",
+                  "address=OK" if order.address.replace(" ", "") == c["EXPECTED_ADDRESS"] else "address=FAIL"]
+        value = 1.0 if all(x.split("=")[1].startswith("OK") for x in checks) else 0.0
+        return value, f"{', '.join(checks)}. Score: {value}"
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: shop_plan(cls.goal or "", "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
+
+
+@spec("NoteTheCourierGeneralTask")
+def _courier(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "sofa_fabric_3", SOFA)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        info, name = address_info(order), items[0]["prodName"]
+        sofa = any(k in name.lower() for k in ("沙发", "sofa"))
+        courier = any(k in order.note.lower() for k in ("顺丰", "sf", "shunfeng"))
+        value = (0.1 * (info["receiver"] == "张伟") + 0.1 * (info["mobile"] == "13800138000")
+                 + 0.1 * official_address_ok(info) + 0.2 * (app == "Taodian") + 0.2 * sofa + 0.3 * courier)
+        return round(value, 4), (f"Order placed via {app}. Item: {name} (sofa={sofa}). Receiver: {info['receiver']}, "
+                                 f"Mobile: {info['mobile']}. Courier note: {courier}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: shop_plan(cls.goal or "", "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
+
+
+@spec("SearchWhiteSneakersCheckoutGeneralTask")
+def _sneakers(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "sneakers_white", SNEAKERS)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        info = address_info(order)
+        combined = f"{items[0]['prodName']} {items[0]['skuName']}".lower()
+        white = "白" in combined or "white" in combined
+        shoe = "鞋" in combined or "运动" in combined or "sneaker" in combined
+        size = "42" in combined
+        value = (0.1 * (info["receiver"] == "张伟") + 0.1 * (info["mobile"] == "13800138000")
+                 + 0.1 * official_address_ok(info) + 0.2 * (app == "Taodian") + 0.1 * white + 0.2 * shoe + 0.2 * size)
+        return round(value, 4), (f"Order placed via {app}. Item: {combined}. White: {white}, Shoe: {shoe}, "
+                                 f"Size 42: {size}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: shop_plan(cls.goal or "", "运动鞋", SNEAKERS, ("size=42",)))
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
 APPROXIMATED: dict[str, str] = {
     "CommuteLateNightGeneralTask": "late_night_taxi",
     "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
-    "BuyColaGeneralTask": "buy_zero_cola",
-    "BuyComputerGeneralTask": "buy_macbook_budget",
-    "NoteTheCourierGeneralTask": "buy_sofa_with_note",
-    "SearchWhiteSneakersCheckoutGeneralTask": "buy_white_sneakers",
     "CartManagementGeneralTask": "cart_remove_sportswear",
     "DeleteItemOverBudgetGeneralTask": "cart_remove_over_140",
     "DeleteItemsGeneralTask": "cart_remove_electronics",

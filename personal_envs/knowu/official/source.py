@@ -73,6 +73,27 @@ def literal(node: ast.AST | None, names: dict[str, Any] | None = None) -> Any:
         return _MISSING
 
 
+def template(node: ast.AST | None, names: dict[str, Any] | None = None) -> str | None:
+    """A string expression as a template: literal parts as they are, f-string fields resolved from ``names`` when
+    literal, else kept as ``{field}`` (``{agent_plan}``); ``None`` if it is not a string expression."""
+    value = literal(node, names)
+    if isinstance(value, str):
+        return value
+    if isinstance(node, ast.JoinedStr):
+        parts: list[str] = []
+        for item in node.values:
+            if isinstance(item, ast.Constant):
+                parts.append(str(item.value))
+            elif isinstance(item, ast.FormattedValue):
+                inner = literal(item.value, names)
+                parts.append(str(inner) if isinstance(inner, (str, int, float)) else "{" + ast.unparse(item.value) + "}")
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = template(node.left, names), template(node.right, names)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
 def _target_name(target: ast.expr) -> str | None:
     if isinstance(target, ast.Name):
         return target.id
@@ -106,6 +127,10 @@ class OfficialMethod:
     Attributes:
         assigned: ``name -> [values in source order]`` for ``self.name = <literal>`` and ``name = <literal>``.
         returns: Literal values of its ``return`` statements, in order.
+        templates: ``name -> template`` for string expressions assigned in it whose f-string fields are not literal
+            (fields kept as ``{field}``, see :func:`template`).
+        messages: Chat messages written in it as dict literals (``{"role": ..., "content": ...}``), content as a
+            template.
         calls: Calls made in it (:class:`OfficialCall`).
         source: Its source text (for reading; never executed).
     """
@@ -113,6 +138,8 @@ class OfficialMethod:
     name: str
     assigned: dict[str, list[Any]] = field(default_factory=dict)
     returns: list[Any] = field(default_factory=list)
+    templates: dict[str, str] = field(default_factory=dict)
+    messages: list[dict[str, str]] = field(default_factory=list)
     calls: list[OfficialCall] = field(default_factory=list)
     source: str = ""
 
@@ -203,11 +230,26 @@ def _parse_method(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str,
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
             value = literal(sub.value, names)
             if value is _MISSING:
+                shaped = template(sub.value, names)
+                for target in targets:
+                    name = _target_name(target)
+                    if name and shaped is not None:
+                        method.templates.setdefault(name, shaped)
                 continue
             for target in targets:
                 name = _target_name(target)
                 if name:
                     method.assigned.setdefault(name, []).append(value)
+        elif isinstance(sub, ast.Dict):
+            keys = [literal(k, names) if k is not None else None for k in sub.keys]
+            if "role" in keys and "content" in keys:
+                role = literal(sub.values[keys.index("role")], names)
+                content = sub.values[keys.index("content")]
+                said = template(content, names)
+                if said is None and isinstance(content, ast.Name):
+                    said = "{" + content.id + "}"
+                if isinstance(role, str) and said is not None:
+                    method.messages.append({"role": role, "content": said})
         elif isinstance(sub, ast.Return):
             value = literal(sub.value, names)
             if value is not _MISSING:

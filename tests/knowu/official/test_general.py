@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from personal_envs.knowu.env import KnowUEnv
-from personal_envs.knowu.official.general.tasks import APPROXIMATED, OFFICIAL_CHECKS, OfficialGeneralTask
+from personal_envs.knowu.official.general.tasks import (
+    APPROXIMATED,
+    JUDGED,
+    OFFICIAL_CHECKS,
+    OfficialGeneralTask,
+)
 from personal_envs.knowu.official.registry import build_family
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import parse_release
@@ -34,8 +39,9 @@ def test_the_42_build_with_official_names_and_goals(release: OfficialRelease) ->
         cls = source.get(task.task_id)
         assert task.instruction == cls.goal and task.instruction  # read from the release
         assert task.difficulty == cls.difficulty and task.apps == cls.app_names
-    assert set(OFFICIAL_CHECKS) | set(APPROXIMATED) == set(source.variant_names("general"))
-    assert not set(OFFICIAL_CHECKS) & set(APPROXIMATED)
+    assert set(OFFICIAL_CHECKS) | set(JUDGED) | set(APPROXIMATED) == set(source.variant_names("general"))
+    assert len(OFFICIAL_CHECKS) + len(JUDGED) + len(APPROXIMATED) == 42
+    assert len(OFFICIAL_CHECKS) == 37 and len(JUDGED) == 2 and len(APPROXIMATED) == 3
 
 
 def test_oracle_solves_all_42_through_the_ui(env: KnowUEnv) -> None:
@@ -137,3 +143,37 @@ def test_project_tasks_stay_available_by_their_names(official_dir: Path) -> None
         assert [t.task_id for t in project.tasks] == ["battery_saver"] and project.task_set_label == PROJECT_LABEL
     finally:
         project.close()
+
+
+def _judged_score(release: OfficialRelease, name: str, plan_text: str, **options: object) -> tuple[float, str]:
+    from personal_envs.core.task import EpisodeTrace
+    from personal_envs.knowu.official.registry import build_variant
+    from personal_envs.simulators.phone.phone import Phone
+
+    task = build_variant(name, release, **options)
+    phone = Phone(now=task.start)
+    task.seed(phone)
+    trace = EpisodeTrace()
+    trace.answer = plan_text
+    verdict = task.verify(phone, trace)
+    return verdict.score, verdict.reason
+
+
+def test_judged_commutes_use_the_official_prompt_and_parsing(release: OfficialRelease,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from personal_envs.llm.testing import ScriptedChatServer
+
+    source = parse_release(release)
+    system = source.get("CommuteLateNightGeneralTask").method("_query_late_night_judge").messages[0]["content"]
+    replies = iter(["<think>taxi</think><score>\n0.9\n</score>", {"status": 500, "message": "down"}])
+    with ScriptedChatServer(lambda request: next(replies)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        score, reason = _judged_score(release, "CommuteLateNightGeneralTask", "打车回去，约 25 分钟", judge="llm")
+        assert score == pytest.approx(0.9) and "(llm)" in reason
+        sent = server.requests[0]["messages"]
+        assert sent[0] == {"role": "system", "content": system} and "打车回去，约 25 分钟" in sent[1]["content"]
+        failed, why = _judged_score(release, "CommuteLateNightGeneralTask", "打车", judge="llm")
+        assert failed == 0.0 and "judge error" in why  # visible, not the official silent 0.5
+    assert _judged_score(release, "CommuteLateNightGeneralTask", "Take the metro line 2.")[0] == 0.0
+    assert _judged_score(release, "CommuteRoutingBadWeatherGeneralTask", "Cycle there, 27 min.")[0] == 0.0
+    assert "deterministic fallback" in _judged_score(release, "CommuteRoutingBadWeatherGeneralTask", "Take a taxi")[1]

@@ -1266,11 +1266,78 @@ def _sneakers(cls: OfficialClass) -> Spec:
                 lambda p: shop_plan(cls.goal or "", "运动鞋", SNEAKERS, ("size=42",)))
 
 
+
+# ----------------------------------------------------------------------------------------------- judged commutes
+#: What the deterministic stand-in of the two commute judges looks for (the official rubric: the plan's main mode).
+TAXI_WORDS = ("taxi", "cab", "ride-hailing", "didi", "打车", "出租", "网约车", "滴滴")
+TRANSIT_WORDS = ("metro", "subway", "bus", "transit", "地铁", "公交")
+OPEN_AIR_WORDS = ("walk", "cycl", "bike", "步行", "骑行", "骑车", "自行车")
+
+
+def judge_messages(cls: OfficialClass, method: str, plan_text: str) -> list[dict[str, str]]:
+    """The official judge's chat messages for ``plan_text`` (prompt strings read from the release)."""
+    found = cls.method(method)
+    prompt = found.templates.get("eval_prompt", "{agent_plan}").replace("{agent_plan}", plan_text)
+    return [{"role": m["role"], "content": m["content"].replace("{eval_prompt}", prompt)} for m in found.messages]
+
+
+def parse_judge_reply(text: str) -> float | None:
+    """The official parsing: ``<score>x</score>``, else the last number in the reply; clamped to [0, 1]."""
+    tagged = re.search(r"<score>(.*?)</score>", text, re.DOTALL)
+    raw = tagged.group(1).strip() if tagged else (re.findall(r"(\d+(?:\.\d+)?)", text) or [None])[-1]
+    try:
+        return None if raw is None else min(max(float(raw), 0.0), 1.0)
+    except ValueError:
+        return None
+
+
+def fallback_verdict(plan_text: str, bad_words: tuple[str, ...], good_words: tuple[str, ...]) -> float:
+    """Deterministic stand-in: 1.0 if the plan names a good mode, else 0.0 (a plan naming only bad modes, or none,
+    fails as the rubric says)."""
+    lower = plan_text.lower()
+    return 1.0 if any(w in lower for w in good_words) else 0.0 if any(w in lower for w in bad_words) else 0.0
+
+
+def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str, bad: tuple[str, ...],
+            good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
+    judge = options.get("judge", "fallback")
+    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        plan_text = (trace.answer or "").strip()
+        if not plan_text:
+            return 0.0, "No travel plan provided by agent."
+        if judge == "llm":
+            from personal_envs.llm.client import ChatClient, LLMError
+
+            try:
+                reply = ChatClient().chat(judge_messages(cls, method, plan_text), temperature=0.0, max_tokens=512)
+            except LLMError as exc:  # visible, never a silent 0.5
+                return 0.0, f"{label} judge error: {exc}"
+            value = parse_judge_reply(reply.content)
+            if value is None:
+                return 0.0, f"{label} judge error: no score in the reply"
+            return value, f"{label} judge (llm): {value:.2f}. Plan: {plan_text[:120]}"
+        value = fallback_verdict(plan_text, bad, good)
+        return value, f"{label} judge (deterministic fallback, not the official LLM judge): {value:.2f}. " \
+                      f"Plan: {plan_text[:120]}"
+
+    return Spec(start, project.seed, score, project.planner)
+
+
+JUDGED: dict[str, Callable[[OfficialClass, dict[str, Any]], Spec]] = {
+    "CommuteLateNightGeneralTask": lambda cls, options: _judged(
+        cls, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
+        at_time(RUN_DATE, "23:30:00")),
+    "CommuteRoutingBadWeatherGeneralTask": lambda cls, options: _judged(
+        cls, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
+        "rainy_commute", RUN_DATE),
+}
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
 APPROXIMATED: dict[str, str] = {
-    "CommuteLateNightGeneralTask": "late_night_taxi",
-    "CommuteRoutingBadWeatherGeneralTask": "rainy_commute",
     "CartManagementGeneralTask": "cart_remove_sportswear",
     "DeleteItemOverBudgetGeneralTask": "cart_remove_over_140",
     "DeleteItemsGeneralTask": "cart_remove_electronics",
@@ -1285,13 +1352,15 @@ def _approximation(project: GeneralTask) -> Spec:
     return Spec(project.start, project.seed, score, project.planner)
 
 
-@official_task(*OFFICIAL_CHECKS, *APPROXIMATED)
+@official_task(*OFFICIAL_CHECKS, *JUDGED, *APPROXIMATED)
 def build(ctx: BuildContext) -> PhoneTask:
     """An official general task on the simulator."""
     cls = ctx.cls
     project = {t.task_id: t for t in PROJECT_TASKS}
     if cls.name in OFFICIAL_CHECKS:
         made, exact = OFFICIAL_CHECKS[cls.name](cls), True
+    elif cls.name in JUDGED:
+        made, exact = JUDGED[cls.name](cls, ctx.options), ctx.options.get("judge") == "llm"
     else:
         made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
     return OfficialGeneralTask(cls, made, exact)

@@ -41,7 +41,7 @@ def test_the_42_build_with_official_names_and_goals(release: OfficialRelease) ->
         assert task.difficulty == cls.difficulty and task.apps == cls.app_names
     assert set(OFFICIAL_CHECKS) | set(JUDGED) | set(APPROXIMATED) == set(source.variant_names("general"))
     assert len(OFFICIAL_CHECKS) + len(JUDGED) + len(APPROXIMATED) == 42
-    assert len(OFFICIAL_CHECKS) == 37 and len(JUDGED) == 2 and len(APPROXIMATED) == 3
+    assert len(OFFICIAL_CHECKS) == 40 and len(JUDGED) == 2 and not APPROXIMATED
 
 
 def test_oracle_solves_all_42_through_the_ui(env: KnowUEnv) -> None:
@@ -106,6 +106,13 @@ def _chat(channel: str, text: str) -> list[Step]:
     ("SearchWhiteSneakersCheckoutGeneralTask", _buy("经典白色帆布运动鞋", "size=41"), 0.8),  # size 41: -0.2
     ("NoteTheCourierGeneralTask", _buy("三人位布艺沙发 灰色"), 0.7),                     # no courier note: -0.3
     ("BuyColaGeneralTask", _buy("无糖可乐 罐装 330ml×24", "sku=半箱"), 0.0),            # half case: all or nothing
+    ("DeleteItemsGeneralTask", [open_app("Taodian"), Tap(rid="cart_button"),  # one by one: the last callback
+                                *[Tap(rid="delete_item", near=t) for t in ("Bluetooth earbuds", "USB-C charger 65W",
+                                                                            "Silicone phone case")], finish()], 0.0),
+    ("CartManagementGeneralTask", [open_app("Taodian"), Tap(rid="cart_button"),  # one sport item left in the cart
+                                   Tap(rid="select_item", near="Men's running jacket"),
+                                   Tap(rid="select_item", near="Basketball shorts"),
+                                   Tap(rid="delete_selected_items"), finish()], 0.0),
     ("OrderLunchFirstTimeGeneralTask", _food("tuantuan", "Spicy Corner", "鱼香肉丝"), 0.0),  # the other app
     ("TakeoutRemarkGeneralTask", _food("chilemei", "Sichuan Kitchen", "宫保鸡丁盖饭", "不要花生"), 0.0),  # remark cut
     ("MastodonInterestBoostGeneralTask", _chat("Off-Topic", "AI news"), 0.6),  # no link, wrong channel: 0.5 + 0.1

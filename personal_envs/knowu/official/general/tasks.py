@@ -5,10 +5,12 @@ constants its setup and check use (numbers, names, SMS bodies, keyword lists, ti
 (:mod:`personal_envs.knowu.official.source`); the seeding, the check with the official partial credit and the oracle
 plan are reimplemented here, per class, against the simulator's state.
 
-Classes in :data:`OFFICIAL_CHECKS` follow the official seeding and ``is_successful``.  The others
-(:data:`APPROXIMATED`) still build under their official name with the official goal, but run on the project's closest
-general task (its seeding, its rule checks, its oracle): their world and scoring are not the official ones yet
-(``metrics["official_check"]`` is False for them).
+Classes in :data:`OFFICIAL_CHECKS` (40) follow the official seeding and ``is_successful``; the two judge-scored
+commutes (:data:`JUDGED`) send the official judge prompt with ``judge="llm"`` and use a labelled deterministic
+stand-in otherwise (``metrics["official_check"]`` is False then).  :data:`APPROXIMATED` (empty now) would run a class
+on the project's closest general task.  Where the official world lives outside the repository (the mall and food
+catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the official
+checks read.
 """
 
 from __future__ import annotations
@@ -1335,13 +1337,66 @@ JUDGED: dict[str, Callable[[OfficialClass, dict[str, Any]], Spec]] = {
 }
 
 
+
+# ----------------------------------------------------------------------------------------------- cart deletions
+#: Official cart class -> (the project's cart task whose cart is seeded, the product ids the task deletes).  The
+#: official cart (product ids 1-22 of the official mall image) is not in the release; the check is the official one:
+#: the last "delete selected" callback must delete exactly these and leave exactly the rest.
+CART_TASKS: dict[str, tuple[str, frozenset[str]]] = {
+    "CartManagementGeneralTask": ("cart_remove_sportswear", frozenset({"jacket_run", "shorts_basket", "leggings_yoga"})),
+    "DeleteItemOverBudgetGeneralTask": ("cart_remove_over_140", frozenset({"sweater_cashmere", "jacket_denim"})),
+    "DeleteItemsGeneralTask": ("cart_remove_electronics", frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
+}
+
+
+def last_deletion(phone: Phone) -> tuple[str, list[str], list[str]] | None:
+    """The latest cart deletion of Taodian, else jingdian: (app, deleted ids, cart ids before)."""
+    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
+        deletions = phone.shop(key).deletions
+        if deletions:
+            deleted, before = deletions[-1]
+            return label, deleted, before
+    return None
+
+
+def _cart(cls: OfficialClass) -> Spec:
+    project_id, delete = CART_TASKS[cls.name]
+    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
+    fresh = Phone(now=project.start)
+    project.seed(fresh)
+    expected_left = {item.pid for item in fresh.shop("taodian").cart} - delete
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        found = last_deletion(phone)
+        if found is None:
+            return 0.0, "Failure: No cart deletion callback found in Taodian or jingdian."
+        app, deleted, before = found
+        if not deleted:
+            return 0.0, "Failure: No items were selected for deletion."
+        if not before:
+            return 0.0, "Failure: Callback is missing current cart items."
+        if set(deleted) != delete:
+            return 0.0, f"Failure: Deleted product ids do not match. Expected {sorted(delete)}, got {sorted(deleted)}."
+        left = set(before) - set(deleted)
+        if left != expected_left:
+            return 0.0, f"Failure: Remaining cart items do not match. Expected {sorted(expected_left)}, got {sorted(left)}."
+        return 1.0, f"Cart deletion executed via {app}. Deleted the expected items {sorted(deleted)}."
+
+    def plan(phone: Phone) -> list[Step]:
+        titles = [p.title for pid in sorted(delete) if (p := phone.shop("taodian").product(pid)) is not None]
+        return [open_app("Taodian"), Tap(rid="cart_button"), *[Tap(rid="select_item", near=t) for t in titles],
+                Tap(rid="delete_selected_items"), finish()]
+
+    return Spec(project.start, project.seed, score, plan)
+
+
+for _name in CART_TASKS:
+    OFFICIAL_CHECKS[_name] = _cart
+
+
 # ----------------------------------------------------------------------------------------------- approximations
 #: Official class -> the project's closest general task (world, checks and oracle of the project).
-APPROXIMATED: dict[str, str] = {
-    "CartManagementGeneralTask": "cart_remove_sportswear",
-    "DeleteItemOverBudgetGeneralTask": "cart_remove_over_140",
-    "DeleteItemsGeneralTask": "cart_remove_electronics",
-}
+APPROXIMATED: dict[str, str] = {}
 
 
 def _approximation(project: GeneralTask) -> Spec:

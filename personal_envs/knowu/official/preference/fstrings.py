@@ -3,7 +3,7 @@
 The official judge prompt and most rubrics are f-strings over local variables (``f"User occupation: {occupation}"``).
 :func:`render` walks such an expression (a string, an f-string or a concatenation of them) and fills every slot from
 a namespace the project computes itself; only a few expression shapes are understood (a name, ``self.<name>``,
-``a or b``, ``x.get(key, default)``, ``json.dumps(x, ...)``, constants), so nothing of the official code runs.
+``a or b``, ``a if b else c``, ``x.get(key, default)``, ``json.dumps(x, ...)``, constants), so nothing of the official code runs.
 An expression of another shape raises :class:`UnsupportedSlot` naming it.
 """
 
@@ -45,6 +45,8 @@ def _value(node: ast.expr, ns: Mapping[str, Any]) -> Any:
             if value:
                 return value
         return value
+    if isinstance(node, ast.IfExp):
+        return _value(node.body, ns) if _value(node.test, ns) else _value(node.orelse, ns)
     if isinstance(node, ast.Dict) and not node.keys:
         return {}
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):

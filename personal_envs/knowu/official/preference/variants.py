@@ -42,6 +42,7 @@ from personal_envs.knowu.official.preference.official_values import (
 )
 from personal_envs.knowu.official.preference.persona import persona_text, user_profile_of
 from personal_envs.knowu.official.preference.scoring import LAMBDAS, SCORERS, Context, OfficialScore
+from personal_envs.knowu.official.source import MissingProfileField
 from personal_envs.knowu.oracle import Step
 from personal_envs.knowu.personalized import TEMPLATES_BY_NAME, build_personalized_task
 from personal_envs.knowu.phone_tasks import KnowUPhoneTask
@@ -96,13 +97,6 @@ SORT_TO_VIEW = {"File name (A to Z)": ("name", "asc"), "File name (Z to A)": ("n
                 "Modified (newest first)": ("date", "desc"), "Modified (oldest first)": ("date", "asc"),
                 "Type (A to Z)": ("type", "asc"), "Type (Z to A)": ("type", "desc"),
                 "Size (largest first)": ("size", "desc"), "Size (smallest first)": ("size", "asc")}
-
-
-class MissingProfileField(KeyError):
-    """An official variant needs a profile field the profile does not have (the message names it)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""
 
 
 def _require(profile: Mapping[str, Any], dotted: str, task: str) -> Any:

@@ -187,4 +187,26 @@ def test_without_an_endpoint_the_fallback_is_labelled_and_misses_fail() -> None:
                     mutate(broken_state, broken_trace)
                     broken = task.score_state(broken_state, broken_trace)
                     assert broken.score < 0.99, (variant, label)
-    assert succeeded >= 56
+    assert succeeded >= 53
+
+
+#: Apps the official setup seeds per role (the SMS sender, Mom, the user's own photo, the Download files).
+PER_ROLE_APPS = {"HighlightImportantSmsSenderPreferenceAskUserTask": {"messages", "contacts"},
+                 "MessagesAskMomForMoneyTask": {"contacts", "messages"},
+                 "ShareFavoritePhotosPreferenceAskUserTask": {"gallery"},
+                 "MastodonSharePhotosPreferenceAskUserTask": {"gallery"}}
+
+
+def test_the_world_does_not_depend_on_the_hidden_profile() -> None:
+    worlds: dict[str, dict[str, Any]] = {}
+    for variant in variant_names(RELEASE):
+        name, role = variant.split("@")
+        state = _build(variant).spec.initial_state()
+        shared = {app: value for app, value in state.items() if app not in PER_ROLE_APPS.get(name, set())}
+        if name in worlds:
+            assert shared == worlds[name], variant  # same apps and contents for every role
+        worlds[name] = shared
+    # the official per-role seeding: the important-SMS sender differs by role, as in the official scenarios
+    senders = {_build(f"HighlightImportantSmsSenderPreferenceAskUserTask@{r}").spec.initial_state()["messages"][
+        "threads"][0]["number"] for r in ("developer", "student", "user", "grandma")}
+    assert len(senders) == 4

@@ -82,6 +82,10 @@ def _literal(node: ast.expr) -> Any:
             return None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "set" and not node.args:
         return set()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "date" \
+            and len(node.args) == 3 and all(isinstance(a, ast.Constant) for a in node.args):
+        year, month, day = (int(a.value) for a in node.args)  # type: ignore[attr-defined]
+        return f"{year:04d}-{month:02d}-{day:02d}"  # datetime.date(y, m, d) as its ISO text
     return None
 
 

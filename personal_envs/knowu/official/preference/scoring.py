@@ -175,7 +175,7 @@ def commute(facts: Facts, ctx: Context) -> OfficialScore:
         return OfficialScore(0.0, 0.0, None, "no travel plan (no answer)", "0")
     start, dest = _locations(ctx)
     travel = ctx.prefs("travel")
-    weather = {"CommuteRoutingSunnyTask": "sunny", "CommuteRoutingBadWeatherTask": "rainy"}.get(ctx.name)
+    weather = {"CommuteRoutingSunnyTask": "sunny", "CommuteRoutingBadWeatherTask": "raining"}.get(ctx.name)
     data: dict[str, Any] = {"gui_agent_travel_plan": plan}
     if weather:
         data["weather"] = weather
@@ -229,8 +229,15 @@ def invite_conflict(facts: Facts, ctx: Context) -> OfficialScore:
     replies = [s for s in facts.sms if inviter and _digits(s.get("number")).endswith(inviter[-11:])]
     if not replies:
         return OfficialScore(0.0, 0.0, None, "no SMS reply to the inviter", "0")
-    data = {"agent_reply_sms": replies[-1]["body"], "new_calendar_events": [
-        {k: e.get(k) for k in ("title", "start", "end")} for e in facts.events]}
+    values = ctx.values
+    start, end = values.get("INVITE_START_HM", (0, 0)), values.get("INVITE_END_HM", (0, 0))
+    data = {"app_used": ["Messages", "Calendar"],
+            "invite_fact": {"inviter_name": values.get("INVITER_NAME", ""), "inviter_phone": values.get("INVITER_PHONE"),
+                            "invite_title": values.get("INVITE_TITLE", ""), "invite_date": values.get("INVITE_DATE", ""),
+                            "invite_start": f"{start[0]:02d}:{start[1]:02d}", "invite_end": f"{end[0]:02d}:{end[1]:02d}"},
+            "actual_reply_text": replies[-1]["body"], "user_persona": values.get("persona", ""),
+            "formatted_events": [{k: e.get(k) for k in ("title", "start", "end")} for e in facts.events],
+            "user_agent_chat_history_tail": facts.chat[-10:]}
     verdict = ctx.judge(data, {}, ())
     return _combine(1.0, verdict, 0.4, 0.6, "replied to the inviter", "0.4*base + 0.6*judge")
 
@@ -353,8 +360,9 @@ def search_top_info(facts: Facts, ctx: Context) -> OfficialScore:
         return OfficialScore(0.0, 0.0, None, "the mail has no recipient", "0")
     if not str(mail.get("subject", "")).strip() and not str(mail.get("body", "")).strip():
         return OfficialScore(0.0, 0.0, None, "the mail has no subject and no body", "0")
-    data = {"email_to": to_text, "email_subject": mail.get("subject", ""), "email_body": mail.get("body", ""),
-            "user_agent_chat_history_tail": facts.chat[-10:]}
+    data = {"app_used": "Mail", "expected_workflow_apps": list(ctx.values.get("NEWS_WORKFLOW_APPS", ())),
+            "required_recipient": ctx.values.get("KEVIN_EMAIL", ""), "user_agent_chat_history_tail": facts.chat[-10:],
+            "to": to_text, "subject": mail.get("subject", ""), "body": mail.get("body", "")}
     verdict = ctx.judge(data, {"KEVIN_EMAIL": ctx.values.get("KEVIN_EMAIL", "")}, ())
     return _combine(1.0, verdict, 0.4, 0.6, "mail sent", "0.4*base + 0.6*judge")
 
@@ -367,9 +375,8 @@ def weekend_alarm(facts: Facts, ctx: Context) -> OfficialScore:
     for alarm in reversed(facts.alarms):
         days = {str(d)[:3].title() for d in alarm.get("days", []) or []}
         if alarm.get("enabled") and set(WEEKEND) <= days:
-            data = {"alarm_time": alarm.get("time", ""), "ringtone": alarm.get("ringtone", ""),
-                    "label": alarm.get("label", ""), "days": sorted(days), "user_agent_chat_history_tail":
-                    facts.chat[-10:]}
+            data = {"app_used": "Clock", "selected_alarm": dict(alarm), "all_alarm_candidates": facts.alarms[:5],
+                    "user_agent_chat_history_tail": facts.chat[-10:]}
             verdict = ctx.judge(data, {}, ())
             return _combine(1.0, verdict, 0.4, 0.6, f"weekend alarm at {alarm.get('time')}", "0.4*base + 0.6*judge")
     return OfficialScore(0.0, 0.0, None, "no enabled weekend alarm", "0")
@@ -402,10 +409,12 @@ def highlight_sms(facts: Facts, ctx: Context) -> OfficialScore:
     if base <= 0.0:
         return OfficialScore(0.0, 0.0, None, "the required effect was not achieved (judge skipped)", "0")
     contact = next((c for c in facts.contacts_added if _digits(c.get("phone")) == sender), {})
-    data = {"expected_important": important, "sender_name": ctx.values.get("sender_name", ""),
-            "sender_phone": ctx.values.get("sender_phone", ""), "sms_content": ctx.values.get("sms_content", ""),
-            "contact_exists": exists, "sender_starred": starred, "contact_note": contact.get("note", ""),
-            "contact_name": contact.get("name", "")}
+    data = {"sms_sender_name": ctx.values.get("sender_name", ""), "sms_sender_role": ctx.values.get("sender_role", ""),
+            "sms_sender_phone": ctx.values.get("sender_phone", ""), "sms_content": ctx.values.get("sms_content", ""),
+            "expected_important": important, "contact_exists": exists, "contact_query_result": [contact] if contact
+            else [], "is_sender_starred": starred, "has_new_highlight": new_highlight,
+            "added_phone_numbers": [c.get("phone") for c in facts.contacts_added], "unexpected_added_numbers": [],
+            "sender_blocked": False, "outgoing_call_to_sender": False, "sender_contact_preview": contact}
     verdict = ctx.judge(data, {"expected_important": important}, ())
     weighted = 0.4 * base + 0.6 * verdict.score
     return OfficialScore(min(base, weighted), base, verdict, f"expected important={important}, base={base}",

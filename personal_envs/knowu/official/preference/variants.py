@@ -53,6 +53,7 @@ from personal_envs.knowu.taskspec import (
     ContactCheck,
     FilesSortCheck,
     KnowUTask,
+    ListPruneCheck,
     MailCheck,
     MastodonPostCheck,
     SmsCheck,
@@ -88,6 +89,9 @@ PROJECT_TEMPLATE: Mapping[str, str] = {
     "SortFilesByHabitPreferenceAskUserTask": "sort_download_files",
     "TakeoutReamarkPreferenceAskUserTask": "takeout_dinner_remark",
 }
+#: The world of every role is the project's world of the template for the first shipped role that builds it: the
+#: same for every official role, so no app content depends on the running profile's hidden preferences.
+REFERENCE_WORLD = True
 COMMUTES = ("LateNightCommuteTask", "LateUrgentRouteWithNoticeTask", "CommuteRoutingBadWeatherTask",
             "CommuteRoutingSunnyTask")
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".webp")
@@ -261,6 +265,18 @@ def _own_spec(template: str, profile: Profile) -> KnowUTask | None:
         return None
 
 
+def _fits(checks: Sequence[Check], world: KnowUTask) -> bool:
+    """True when every list item the checks remove exists in ``world`` (the own-profile plan fits the shared world)."""
+    state = world.initial_state()
+    for check in checks:
+        if isinstance(check, ListPruneCheck):
+            present = {str(i.get("id")) for i in (state.get(check.app_name, {}) or {}).get(check.key, []) or []
+                       if isinstance(i, Mapping)}
+            if check.album is None and not set(check.remove) <= present:
+                return False
+    return True
+
+
 def _with_state(spec: KnowUTask, **apps: Any) -> KnowUTask:
     state = spec.initial_state()
     state.update(apps)
@@ -300,9 +316,10 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     values: dict[str, Any] = dict(source.attributes)
     template = PROJECT_TEMPLATE[name]
     own = _own_spec(template, prof)
-    spec = own or _reference_spec(template)
+    spec = _reference_spec(template) if REFERENCE_WORLD else (own or _reference_spec(template))
+    oracle_source = own if own is not None and _fits(own.checks, spec) else spec
     fallback_checks: Sequence[Check] | None = own.checks if own is not None else None
-    oracle_checks: Sequence[Check] = spec.checks
+    oracle_checks: Sequence[Check] = oracle_source.checks
     ask_first: str | None = None
     images: list[Path] = []
 
@@ -326,6 +343,7 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
         oracle_checks = [SmsCheck(mom["name"], mom["phone"], (), "Hi Mom, I'm running low on money this month - "
                                                                 "could you send me some living expenses? Thanks!")]
     if name == "CalendarInviteConflictResolutionTask":
+        values["persona"] = persona_text(doc)
         spec = _inviter(spec, str(values.get("INVITER_PHONE", "")))
         oracle_checks = [_retarget_sms(c, str(values.get("INVITER_PHONE", ""))) for c in oracle_checks]
         if fallback_checks is not None:

@@ -18,6 +18,7 @@ the official format) into an :class:`OfficialPreferenceTask`:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,6 +50,7 @@ from personal_envs.knowu.phone_tasks import KnowUPhoneTask
 from personal_envs.knowu.plans import plan_for_checks
 from personal_envs.knowu.profiles import SHIPPED_ROLES, Profile, load_profile, parse_profile
 from personal_envs.knowu.taskspec import (
+    ChannelPostCheck,
     Check,
     ContactCheck,
     FilesSortCheck,
@@ -56,6 +58,7 @@ from personal_envs.knowu.taskspec import (
     ListPruneCheck,
     MailCheck,
     MastodonPostCheck,
+    OrderCheck,
     SmsCheck,
 )
 from personal_envs.simulators.phone.phone import Phone
@@ -265,16 +268,58 @@ def _own_spec(template: str, profile: Profile) -> KnowUTask | None:
         return None
 
 
-def _fits(checks: Sequence[Check], world: KnowUTask) -> bool:
-    """True when every list item the checks remove exists in ``world`` (the own-profile plan fits the shared world)."""
+def _ids(state: Mapping[str, Any], app_name: str, key: str) -> set[str]:
+    return {str(i.get("id")) for i in (state.get(app_name, {}) or {}).get(key, []) or [] if isinstance(i, Mapping)}
+
+
+def _fits(own: KnowUTask, world: KnowUTask) -> bool:
+    """True when the own-profile checks can be realized in the shared ``world`` (the channel, the catalog item, the
+    cart items they name exist there); else the oracle follows the world's own checks (the rule base only)."""
     state = world.initial_state()
-    for check in checks:
-        if isinstance(check, ListPruneCheck):
-            present = {str(i.get("id")) for i in (state.get(check.app_name, {}) or {}).get(check.key, []) or []
-                       if isinstance(i, Mapping)}
-            if check.album is None and not set(check.remove) <= present:
-                return False
+    channels = {str(c.get("name", "")).lower() for t in (state.get("mattermost", {}) or {}).get("teams", []) or []
+                for c in t.get("channels", []) or [] if isinstance(c, Mapping)}
+    for check in own.checks:
+        if isinstance(check, ListPruneCheck) and check.album is None \
+                and not set(check.remove) <= _ids(state, check.app_name, check.key):
+            return False
+        if isinstance(check, ChannelPostCheck) and check.channel.lower() not in channels:
+            return False
+        if isinstance(check, OrderCheck) and check.acceptable and (
+                state.get(check.app_name, {}) or {}).get("catalog") is not None \
+                and check.acceptable[0] not in _ids(state, check.app_name, "catalog"):
+            return False
     return True
+
+
+@functools.lru_cache(maxsize=32)
+def _official_role_specs(root: str, template: str) -> tuple[KnowUTask, ...]:
+    folder = Path(root) / "src/knowu_bench/user_profile"
+    specs = []
+    for path in sorted(folder.glob("*.yaml")):
+        if path.stem != "template":
+            spec = _own_spec(template, load_profile(path))
+            if spec is not None:
+                specs.append(spec)
+    return tuple(specs)
+
+
+def _shared_channels(spec: KnowUTask, root: Path, template: str) -> KnowUTask:
+    """The Mattermost server of the task holds the teams and channels of every official role's world (one server
+    for all roles, as officially): the same for every role, whichever profile runs."""
+    state = spec.initial_state()
+    if "mattermost" not in state:
+        return spec
+    teams = state["mattermost"].setdefault("teams", [])
+    for other in _official_role_specs(str(root), template):
+        for team in (other.initial_state().get("mattermost", {}) or {}).get("teams", []) or []:
+            mine = next((t for t in teams if t.get("name") == team.get("name")), None)
+            if mine is None:
+                teams.append(team)
+                continue
+            names = {str(c.get("name", "")).lower() for c in mine.get("channels", [])}
+            mine.setdefault("channels", []).extend(c for c in team.get("channels", [])
+                                                   if str(c.get("name", "")).lower() not in names)
+    return _with_state(spec, mattermost=state["mattermost"])
 
 
 def _with_state(spec: KnowUTask, **apps: Any) -> KnowUTask:
@@ -317,7 +362,8 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     template = PROJECT_TEMPLATE[name]
     own = _own_spec(template, prof)
     spec = _reference_spec(template) if REFERENCE_WORLD else (own or _reference_spec(template))
-    oracle_source = own if own is not None and _fits(own.checks, spec) else spec
+    spec = _shared_channels(spec, root, template)
+    oracle_source = own if own is not None and _fits(own, spec) else spec
     fallback_checks: Sequence[Check] | None = own.checks if own is not None else None
     oracle_checks: Sequence[Check] = oracle_source.checks
     ask_first: str | None = None

@@ -55,3 +55,21 @@ def test_the_oracle_on_every_variant(env: KnowUEnv) -> None:
         assert metrics["rule_score"] > 0 or metrics["score"] == 0, task.task_id
         succeeded += bool(metrics["success"])
     assert succeeded >= MIN_ORACLE_SUCCESSES
+
+
+@pytest.mark.skipif(not RUN_SLOW, reason="the oracle on all 86 variants takes minutes; PERSONAL_ENVS_SLOW_TESTS=0 "
+                                         "skips it")
+def test_with_a_judge_that_agrees_the_oracle_succeeds_on_all_86() -> None:
+    from personal_envs.knowu.official.preference.judge import JudgeProtocol, OfficialPreferenceJudge
+    from personal_envs.llm.client import ChatClient
+    from personal_envs.llm.testing import ScriptedChatServer
+
+    with ScriptedChatServer(lambda request: "<think>matches</think><score>1.0</score>") as server:
+        judge = OfficialPreferenceJudge(JudgeProtocol.from_release(RELEASE),
+                                        ChatClient(base_url=server.base_url, model="m"))
+        with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False,
+                              judge=judge)) as environment:
+            results = [run_oracle(environment, task.task_id)["metrics"] for task in environment.tasks]
+        assert len(server.requests) == 86
+    assert sum(1 for m in results if m["success"]) == 86
+    assert {m["judge"] for m in results} == {"llm"}

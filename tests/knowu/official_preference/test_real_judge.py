@@ -46,7 +46,7 @@ from personal_envs.llm.serve import LocalModelServer  # noqa: E402
 
 def test_a_real_model_judges_an_official_preference_variant(tmp_path: Path) -> None:
     with LocalModelServer(chat_format="chatml", ctx=8192, threads=2, log_path=tmp_path / "server.log") as server:
-        client = ChatClient(base_url=server.base_url, model=server.model_name, timeout=600.0, max_retries=0)
+        client = ChatClient(base_url=server.base_url, model=server.model_name, timeout=1500.0, max_retries=0)
         judge = OfficialPreferenceJudge(JudgeProtocol.from_release(RELEASE), client, on_error="raise")
         task = build_variant(RELEASE, "CommuteRoutingSunnyTask", "student",
                              RELEASE / "src/knowu_bench/user_profile/student.yaml", judge=judge)

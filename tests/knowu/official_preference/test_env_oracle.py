@@ -52,7 +52,8 @@ def test_the_oracle_on_every_variant(env: KnowUEnv) -> None:
     for task in env.tasks:
         info = run_oracle(env, task.task_id)
         metrics = info["metrics"]
-        assert metrics["rule_score"] > 0 or metrics["score"] == 0, task.task_id
+        # the official rule base is reached everywhere (the commutes are scored by the judge alone)
+        assert metrics["rule_score"] > 0 or metrics["combination"] == "judge", task.task_id
         succeeded += bool(metrics["success"])
     assert succeeded >= MIN_ORACLE_SUCCESSES
 

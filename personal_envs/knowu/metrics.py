@@ -190,6 +190,9 @@ def report(records: Sequence[Mapping[str, Any]]) -> str:
     """Table 2 and the role breakdown (the registration's ``report`` function)."""
     if not records:
         return "KnowU-Bench: no episodes."
+    from personal_envs.knowu.official.preference.tables import judge_line
     from personal_envs.knowu.official.release import task_set_line
 
-    return f"{format_table2(records)}\n\n{format_role_breakdown(records)}\n{task_set_line(records)}"
+    judged = judge_line(records)
+    return f"{format_table2(records)}\n\n{format_role_breakdown(records)}\n{task_set_line(records)}" + (
+        f"\n{judged}" if judged else "")

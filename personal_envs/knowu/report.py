@@ -48,9 +48,10 @@ def report(records: list[dict[str, Any]]) -> str:
     table = summarize(records)
     order = ["all"] + sorted(k for k in table if k != "all")
     header = f"{'group':<24}{'n':>5}{'SR %':>8}{'score %':>9}{'steps':>8}{'Eff.':>7}{'IE':>7}{'errors':>8}"
+    from personal_envs.knowu.official.preference.tables import judge_line
     from personal_envs.knowu.official.release import task_set_line
 
-    lines = [task_set_line(records), header, "-" * len(header)]
+    lines = [task_set_line(records), *filter(None, [judge_line(records)]), header, "-" * len(header)]
     for name in order:
         row = table[name]
         lines.append(

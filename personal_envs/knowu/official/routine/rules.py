@@ -178,6 +178,8 @@ def _setup_birthday(profile: Profile) -> RoutineSetup:
     h = habit(profile, "birthday_wish_routine")
     action, trigger = h.get("action") or {}, h.get("trigger") or {}
     recipient = action.get("recipient") or h.get("recipient") or {}
+    name: str | None
+    phone: str | None
     if isinstance(recipient, str):
         name, phone = recipient, action.get("recipient_phone")
     else:

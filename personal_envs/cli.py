@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--format", choices=["png", "svg"], default="png")
 
     commands.add_parser("list", help="list env ids and their policies")
+    tasks = commands.add_parser("tasks", help="list the task ids of a KnowU env (official names with a release)")
+    tasks.add_argument("env", nargs="?", default=None, help="env id (default: the three KnowU ids)")
+    tasks.add_argument("--data-dir", default=None, help="official release directory (default: found as the env finds it)")
 
     data = commands.add_parser("data", help="manage official benchmark data")
     data_commands = data.add_subparsers(dest="data_command", required=True)
@@ -98,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.command == "list":
         return _list()
+    if args.command == "tasks":
+        return _tasks(args)
     if args.command == "eval":
         return _eval(args)
     if args.command == "view":
@@ -121,6 +126,23 @@ def _list() -> int:
 
     for env_id in all_env_ids():
         print(f"{env_id:34s} policies: {', '.join(policy_names(env_id))}")
+        if env_id.startswith("KnowU-"):
+            from personal_envs.knowu.official.listing import task_set_summary
+
+            print(f"{'':34s} {task_set_summary(env_id)}")
+    return 0
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    from personal_envs.knowu.official.listing import SPLIT_OF_ENV, task_lines
+
+    env_ids = [args.env] if args.env else list(SPLIT_OF_ENV)
+    unknown = [e for e in env_ids if e not in SPLIT_OF_ENV]
+    if unknown:
+        print(f"error: 'tasks' lists KnowU ids ({', '.join(SPLIT_OF_ENV)}), got {unknown[0]!r}", file=sys.stderr)
+        return 2
+    for env_id in env_ids:
+        print("\n".join(task_lines(env_id, args.data_dir)))
     return 0
 
 

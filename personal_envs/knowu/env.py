@@ -114,6 +114,10 @@ class KnowUEnv(PersonalEnv):
         share_browser: Use the process-wide Chromium instead of one per env (``close`` then leaves it running).
         max_steps: Step limit (50 in the paper).
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
+            project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
+            the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
+            (:mod:`personal_envs.knowu.official.resolve`).
     """
 
     #: Pixel space of the actions' coordinates (the screenshot is scaled from it; viewers scale actions back).
@@ -145,6 +149,7 @@ class KnowUEnv(PersonalEnv):
         max_steps: int = MAX_STEPS,
         render_mode: str | None = None,
         tasks: Sequence[PhoneTask] | None = None,
+        task_set: str | None = None,
     ) -> None:
         super().__init__(KNOWU_ACTIONS, max_steps, render_mode=None)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -155,8 +160,17 @@ class KnowUEnv(PersonalEnv):
         if memory not in ("all", "rag"):
             raise ValueError(f"memory must be 'all' or 'rag', got {memory!r}")
         self.split = split
+        official = None
+        if tasks is None:
+            from personal_envs.knowu.official.resolve import resolve_official
+
+            official = resolve_official(split, task, profile=profile, logs=logs, data_dir=data_dir,
+                                        task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
+                                        embedder=embedder, judge=judge)
         if tasks is not None:
             all_tasks = list(tasks)
+        elif official is not None:
+            all_tasks, task = official, None  # resolved by official name already
         elif split == "general":
             all_tasks = load_split(split)
         else:
@@ -177,6 +191,8 @@ class KnowUEnv(PersonalEnv):
                 raise ValueError(unknown_task_message(missing, list(known), split))
             all_tasks = [known[w] for w in wanted]
         self.tasks: list[PhoneTask] = all_tasks
+        #: The task set that runs (records and tables print it).
+        self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
         self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser)
         if isinstance(user, str) and user not in USER_KINDS:

@@ -190,4 +190,6 @@ def report(records: Sequence[Mapping[str, Any]]) -> str:
     """Table 2 and the role breakdown (the registration's ``report`` function)."""
     if not records:
         return "KnowU-Bench: no episodes."
-    return f"{format_table2(records)}\n\n{format_role_breakdown(records)}"
+    from personal_envs.knowu.official.release import task_set_line
+
+    return f"{format_table2(records)}\n\n{format_role_breakdown(records)}\n{task_set_line(records)}"

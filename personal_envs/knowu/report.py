@@ -48,7 +48,9 @@ def report(records: list[dict[str, Any]]) -> str:
     table = summarize(records)
     order = ["all"] + sorted(k for k in table if k != "all")
     header = f"{'group':<24}{'n':>5}{'SR %':>8}{'score %':>9}{'steps':>8}{'Eff.':>7}{'IE':>7}{'errors':>8}"
-    lines = [header, "-" * len(header)]
+    from personal_envs.knowu.official.release import task_set_line
+
+    lines = [task_set_line(records), header, "-" * len(header)]
     for name in order:
         row = table[name]
         lines.append(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
 from personal_envs.knowu.judge import is_success
+from personal_envs.knowu.official.release import PROJECT_LABEL
 from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
@@ -89,6 +90,8 @@ class PhoneTask(Task[PhoneWorld]):
         instruction: What the agent is told.
         start: Simulated date and time at the start of the episode.
         routine_applies: Proactive only: whether the user has the habit (privileged; ``None`` elsewhere).
+        task_set: Which task set the task belongs to: ``"KnowU-Bench 0dd7989"`` for official variants, else
+            :data:`~personal_envs.knowu.official.release.PROJECT_LABEL` (records and tables print it).
     """
 
     task_id: str = ""
@@ -98,6 +101,7 @@ class PhoneTask(Task[PhoneWorld]):
     instruction: str = ""
     start: datetime = datetime(2026, 2, 9, 9, 0)
     routine_applies: bool | None = None
+    task_set: str = PROJECT_LABEL
 
     # ------------------------------------------------------------------------------------ subclass hooks
     @abstractmethod
@@ -134,7 +138,8 @@ class PhoneTask(Task[PhoneWorld]):
 
     def reset_info(self) -> dict[str, Any]:
         """Grouping keys for the reset info and the report (never answer keys)."""
-        return {"task_id": self.task_id, "split": self.split, "difficulty": self.difficulty, "apps": list(self.apps)}
+        return {"task_id": self.task_id, "split": self.split, "difficulty": self.difficulty, "apps": list(self.apps),
+                "task_set": self.task_set}
 
     # ------------------------------------------------------------------------------------ core contract
     def setup(self, world: PhoneWorld, rng: np.random.Generator) -> dict[str, Any]:
@@ -171,6 +176,7 @@ class PhoneTask(Task[PhoneWorld]):
             "interaction_efficiency": score / max(asks, 1),
             "split": self.split,
             "difficulty": self.difficulty,
+            "task_set": self.task_set,
             "finished": trace.finished,
             "answer": trace.answer or "",
         }

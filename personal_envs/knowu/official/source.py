@@ -1,0 +1,388 @@
+"""The official task definitions, parsed with :mod:`ast` (never imported, never executed), and the official roles.
+
+:func:`parse_release` reads every ``tasks/definitions/{general,preference,routine}/*.py`` of a release and returns
+an :class:`OfficialSource`: per class its name, bases, family, docstring, the literal class attributes (``goal``,
+``task_tags``, ``app_names``, ``supported_profiles``, ``GOAL_REQUEST``...), the literal values assigned in each method
+(``self.x = <literal>`` and ``x = <literal>``), the literal arguments of the calls made in each method (e.g.
+``_build_goal(system_context=...)``), and the module's literal constants.  Values that are not literals (names,
+f-strings, calls) are left out: the project reimplements the logic, the release supplies the texts.
+
+:func:`load_profile` / :func:`load_logs` read the official role profiles (YAML) and logs (JSON) as plain data.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from personal_envs.knowu.official.release import OfficialRelease
+
+FAMILIES: tuple[str, ...] = ("general", "preference", "routine")
+#: Official role ids are the profile file stems except this one.
+TEMPLATE_PROFILE = "template"
+
+_MISSING = object()
+
+
+def literal(node: ast.AST | None) -> Any:
+    """The value of a literal expression (strings, numbers, tuples, lists, sets, dicts, ``a + b`` of literals);
+    :data:`_MISSING` otherwise."""
+    if node is None:
+        return _MISSING
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = literal(node.left), literal(node.right)
+        if left is _MISSING or right is _MISSING:
+            return _MISSING
+        try:
+            return left + right
+        except TypeError:
+            return _MISSING
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") \
+            and not node.args:
+        return set()
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def _target_name(target: ast.expr) -> str | None:
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+        return target.attr
+    return None
+
+
+def _call_name(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+@dataclass(frozen=True)
+class OfficialCall:
+    """A call made in an official method, with its literal arguments (non-literal ones are ``None``)."""
+
+    func: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    line: int
+
+
+@dataclass
+class OfficialMethod:
+    """Literal values of one official method.
+
+    Attributes:
+        assigned: ``name -> [values in source order]`` for ``self.name = <literal>`` and ``name = <literal>``.
+        returns: Literal values of its ``return`` statements, in order.
+        calls: Calls made in it (:class:`OfficialCall`).
+        source: Its source text (for reading; never executed).
+    """
+
+    name: str
+    assigned: dict[str, list[Any]] = field(default_factory=dict)
+    returns: list[Any] = field(default_factory=list)
+    calls: list[OfficialCall] = field(default_factory=list)
+    source: str = ""
+
+    def value(self, name: str, default: Any = None) -> Any:
+        """The first literal assigned to ``name`` in the method."""
+        values = self.assigned.get(name)
+        return values[0] if values else default
+
+
+@dataclass
+class OfficialClass:
+    """One class of an official task definition file.
+
+    Attributes:
+        name: Class name (the official task name; variants add ``@<role>``).
+        family: ``"general"``, ``"preference"`` or ``"routine"``.
+        path: Repository path of its file.
+        bases: Base class names as written.
+        doc: Class docstring.
+        attributes: Literal class attributes (``goal``, ``task_tags``, ``app_names``, ``supported_profiles``...).
+        properties: Literal return values of ``@property`` methods (e.g. a ``goal`` property returning a string).
+        methods: :class:`OfficialMethod` per method name.
+        module_constants: Literal top-level assignments of its module.
+        is_task: False for base classes (``Base*``), which the official registry never instantiates.
+    """
+
+    name: str
+    family: str
+    path: str
+    bases: tuple[str, ...]
+    doc: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    properties: dict[str, Any] = field(default_factory=dict)
+    methods: dict[str, OfficialMethod] = field(default_factory=dict)
+    module_constants: dict[str, Any] = field(default_factory=dict)
+    is_task: bool = True
+
+    @property
+    def tags(self) -> set[str]:
+        """``task_tags`` (empty when not literal)."""
+        value = self.attributes.get("task_tags", set())
+        return set(value) if isinstance(value, (set, frozenset, list, tuple)) else set()
+
+    @property
+    def difficulty(self) -> str:
+        """``"hard"`` if the tags say so, else ``"easy"``."""
+        return "hard" if "hard" in self.tags else "easy"
+
+    @property
+    def app_names(self) -> tuple[str, ...]:
+        """``app_names`` sorted (empty when not literal)."""
+        value = self.attributes.get("app_names", ())
+        return tuple(sorted(value)) if isinstance(value, (set, frozenset, list, tuple)) else ()
+
+    @property
+    def goal(self) -> str | None:
+        """The literal goal text: class attribute ``goal``, a ``goal`` property returning a literal, or a literal
+        assigned to ``self._goal`` / ``self.goal`` in ``__init__``; ``None`` when built at run time."""
+        for value in (self.attributes.get("goal"), self.properties.get("goal")):
+            if isinstance(value, str):
+                return value
+        init = self.methods.get("__init__")
+        if init is not None:
+            for key in ("_goal", "goal"):
+                value = init.value(key)
+                if isinstance(value, str):
+                    return value
+        return None
+
+    def method(self, name: str) -> OfficialMethod:
+        """The method ``name`` (``KeyError`` naming the class if it has none)."""
+        try:
+            return self.methods[name]
+        except KeyError:
+            raise KeyError(f"official class {self.name} ({self.path}) has no method {name!r}") from None
+
+    def calls(self, func: str) -> Iterator[OfficialCall]:
+        """Every call to ``func`` in any method, in source order."""
+        for method in self.methods.values():
+            yield from (c for c in method.calls if c.func == func)
+
+
+def _parse_method(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> OfficialMethod:
+    method = OfficialMethod(node.name, source=ast.get_source_segment(text, node) or "")
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            value = literal(sub.value)
+            if value is _MISSING:
+                continue
+            for target in targets:
+                name = _target_name(target)
+                if name:
+                    method.assigned.setdefault(name, []).append(value)
+        elif isinstance(sub, ast.Return):
+            value = literal(sub.value)
+            if value is not _MISSING:
+                method.returns.append(value)
+        elif isinstance(sub, ast.Call):
+            args = tuple(None if (v := literal(a)) is _MISSING else v for a in sub.args)
+            kwargs = {k.arg: (None if (v := literal(k.value)) is _MISSING else v) for k in sub.keywords if k.arg}
+            method.calls.append(OfficialCall(_call_name(sub.func), args, kwargs, sub.lineno))
+    method.calls.sort(key=lambda c: c.line)
+    return method
+
+
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list)
+
+
+def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
+    """The classes of one official definition file."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text, filename=str(path))
+    constants: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            value = literal(node.value)
+            if value is not _MISSING:
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        constants[target.id] = value
+    classes: list[OfficialClass] = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        bases = tuple(_call_name(b) for b in node.bases)
+        cls = OfficialClass(node.name, family, relpath, bases, ast.get_docstring(node) or "",
+                            module_constants=constants, is_task=not node.name.startswith("Base"))
+        for item in node.body:
+            if isinstance(item, (ast.Assign, ast.AnnAssign)):
+                targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                value = literal(item.value)
+                if value is _MISSING:
+                    continue
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        cls.attributes[target.id] = value
+            elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                method = _parse_method(item, text)
+                cls.methods[item.name] = method
+                if _is_property(item) and method.returns and len(method.returns) == 1:
+                    cls.properties[item.name] = method.returns[0]
+        classes.append(cls)
+    return classes
+
+
+@dataclass
+class OfficialSource:
+    """Every class of the official task definitions of a release.
+
+    Attributes:
+        release: The release parsed.
+        classes: ``name -> OfficialClass`` (task classes and their bases).
+    """
+
+    release: OfficialRelease
+    classes: dict[str, OfficialClass]
+
+    def tasks(self, family: str | None = None) -> list[OfficialClass]:
+        """The task classes (no ``Base*``), of one family or all, sorted by family then name."""
+        if family is not None and family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+        chosen = [c for c in self.classes.values() if c.is_task and (family is None or c.family == family)]
+        return sorted(chosen, key=lambda c: (FAMILIES.index(c.family), c.name))
+
+    def get(self, name: str) -> OfficialClass:
+        """The class ``name`` (``KeyError`` with close names)."""
+        if name in self.classes:
+            return self.classes[name]
+        import difflib
+
+        close = difflib.get_close_matches(name, list(self.classes), n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise KeyError(f"no official task class {name!r} in {self.release.label}{hint}")
+
+    def attribute(self, name: str, attr: str, default: Any = None) -> Any:
+        """A literal class attribute, looked up through the official bases (as Python would)."""
+        seen: set[str] = set()
+        queue = [name]
+        while queue:
+            current = queue.pop(0)
+            if current in seen or current not in self.classes:
+                continue
+            seen.add(current)
+            cls = self.classes[current]
+            if attr in cls.attributes:
+                return cls.attributes[attr]
+            queue.extend(cls.bases)
+        return default
+
+    def roles(self) -> list[str]:
+        """The official role ids: profile stems of the release, sorted, without ``template``."""
+        folder = self.release.profiles_dir
+        return sorted(p.stem for p in folder.glob("*.yaml") if p.stem != TEMPLATE_PROFILE)
+
+    def roles_of(self, name: str) -> list[str]:
+        """The roles a class runs for, as the official registry decides: none for general tasks; every role, or
+        the class's ``supported_profiles`` among them, for preference and routine tasks."""
+        cls = self.get(name)
+        if cls.family == "general":
+            return []
+        supported = self.attribute(name, "supported_profiles")
+        return [r for r in self.roles() if supported is None or r in supported]
+
+    def variant_names(self, family: str | None = None) -> list[str]:
+        """Official variant names: ``"BatterySaverGeneralTask"``, ``"WeekendSleeperTask@developer"``..."""
+        names: list[str] = []
+        for cls in self.tasks(family):
+            roles = self.roles_of(cls.name)
+            names += [f"{cls.name}@{r}" for r in roles] if cls.family != "general" else [cls.name]
+        return names
+
+
+def parse_release(release: OfficialRelease) -> OfficialSource:
+    """Parse the official definitions of ``release`` (cached per directory)."""
+    return _parse_cached(str(release.root), release.commit)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_cached(root: str, commit: str) -> OfficialSource:
+    release = OfficialRelease(Path(root), commit)
+    classes: dict[str, OfficialClass] = {}
+    for family in FAMILIES:
+        folder = release.definitions_dir / family
+        for path in sorted(folder.glob("*.py")):
+            if path.name == "__init__.py":
+                continue
+            relpath = path.relative_to(release.root).as_posix()
+            for cls in parse_file(path, relpath, family):
+                classes[cls.name] = cls
+    return OfficialSource(release, classes)
+
+
+# ------------------------------------------------------------------------------------------------- roles
+def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """An official-format profile YAML as a dict (``ValueError`` if it is not a mapping)."""
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: an official profile is a YAML mapping (with 'user_profile'), got {type(data)}")
+    return data
+
+
+def load_logs(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """An official-format log JSON (a list of ``{time, location, action, label, category}``) as a list."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
+        raise ValueError(f"{path}: official logs are a JSON list of objects")
+    return data
+
+
+def profile_path(release: OfficialRelease, role: str) -> Path:
+    """``user_profile/<role>.yaml`` of the release (``FileNotFoundError`` listing the roles)."""
+    path = release.profiles_dir / f"{role}.yaml"
+    if not path.is_file():
+        roles = sorted(p.stem for p in release.profiles_dir.glob("*.yaml") if p.stem != TEMPLATE_PROFILE)
+        raise FileNotFoundError(f"no official profile {role!r} in {release.profiles_dir}; roles: {', '.join(roles)}")
+    return path
+
+
+def logs_path(release: OfficialRelease, role: str, source: str = "clean") -> Path:
+    """``user_logs/<role>.json`` (``source="clean"``) or ``<role>_noise_25pct.json`` (``"noise"``)."""
+    if source not in ("clean", "noise"):
+        raise ValueError(f"source must be 'clean' or 'noise', got {source!r}")
+    name = f"{role}.json" if source == "clean" else f"{role}_noise_25pct.json"
+    path = release.logs_dir / name
+    if not path.is_file():
+        raise FileNotFoundError(f"no official logs {name} in {release.logs_dir}")
+    return path
+
+
+def profile_field(profile: dict[str, Any], dotted: str, *, task: str = "") -> Any:
+    """``profile["user_profile"]["a"]["b"]`` for ``"a.b"``; ``KeyError`` naming the missing field and the task.
+
+    The official profiles nest everything under ``user_profile``; a dotted path starting with ``user_profile.`` is
+    taken as is."""
+    node: Any = profile if dotted.startswith("user_profile.") else profile.get("user_profile", profile)
+    walked: list[str] = []
+    for part in dotted.split("."):
+        walked.append(part)
+        if not isinstance(node, dict) or part not in node:
+            where = f" (needed by {task})" if task else ""
+            raise MissingProfileField(f"the profile has no field {'.'.join(walked)!r}{where}")
+        node = node[part]
+    return node
+
+
+class MissingProfileField(KeyError):
+    """A variant needs a profile field the given profile does not have (the message names the field)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,26 @@
+"""Fixtures of the official-release tests: the anchors subset of ZJU-REAL/KnowU-Bench at 0dd7989."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from personal_envs.knowu.official.release import OfficialRelease, find_release
+
+
+@pytest.fixture(scope="session")
+def official_dir(anchors_dir: Path) -> Path:
+    """The official release directory of the anchors."""
+    path = anchors_dir / "knowu" / "official"
+    if not path.is_dir():
+        pytest.skip(f"official KnowU release not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def release(official_dir: Path) -> OfficialRelease:
+    """The anchors release."""
+    found = find_release(official_dir)
+    assert found is not None
+    return found

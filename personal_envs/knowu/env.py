@@ -297,6 +297,9 @@ class KnowUEnv(PersonalEnv):
         """The episode's simulated user: an installed one, a kind by name, or the task's default."""
         if isinstance(self._custom_user, SimulatedUser):
             return self._custom_user
+        user_of_kind = getattr(self.task, "user_of_kind", None)
+        if isinstance(self._custom_user, str) and callable(user_of_kind):  # official routines: official protocol
+            return user_of_kind(self._custom_user)
         if self.task.split != "general" and isinstance(self._custom_user, str):
             from personal_envs.knowu.users import make_user
 

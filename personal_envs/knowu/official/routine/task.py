@@ -26,6 +26,7 @@ from personal_envs.knowu.official.routine.rules import (
     score_routine,
 )
 from personal_envs.knowu.official.routine.user import OfficialRoutineLLMUser, OfficialRoutineUser
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, finish, open_app
 from personal_envs.knowu.task import PhoneTask
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser
@@ -201,10 +202,15 @@ class OfficialRoutineTask(PhoneTask):
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)
 
     def make_user(self) -> SimulatedUser | None:
-        deterministic = OfficialRoutineUser(self.setup_.should_act, self.profile)
-        if self.user_kind == "llm":
+        return self.user_of_kind(self.user_kind)
+
+    def user_of_kind(self, kind: str) -> SimulatedUser:
+        """``"profile"``: the deterministic official-policy user; ``"llm"``: the official LLM user protocol."""
+        if kind == "llm":
             return OfficialRoutineLLMUser(self.user_prompt, fallback=None)
-        return deterministic
+        if kind in ("profile", "deterministic", "default"):
+            return OfficialRoutineUser(self.setup_.should_act, self.profile)
+        raise ValueError(f"unknown simulated user kind {kind!r}; use 'profile' or 'llm'")
 
     def user_profile(self) -> dict[str, Any]:
         return dict(self.profile)
@@ -222,3 +228,79 @@ class OfficialRoutineTask(PhoneTask):
 
     def hidden_strings(self, world: Any) -> Sequence[str]:
         return self._hidden
+
+    # ------------------------------------------------------------------------------- reference policies
+    def action_plan(self) -> list[Step]:
+        """Perform the routine's action without asking (``always_act``)."""
+        return action_steps(self.setup_)
+
+    def oracle_plan(self) -> list[Step]:
+        """Act when the task's habit applies, else finish at once (the official rules' upper bound)."""
+        return action_steps(self.setup_) if self.setup_.should_act else [finish()]
+
+    def proposal(self) -> str:
+        """A neutral consent question (``always_ask``); the user decides by the habit, not by these words."""
+        return "I noticed something I could take care of for you right now. Shall I go ahead?"
+
+
+def action_steps(setup: RoutineSetup) -> list[Step]:
+    """UI steps that perform the routine's action on the simulated phone (what a user with the habit wants),
+    located by what the agent sees in ``ui_xml``; the last step is ``finished`` (or the weather ``answer``)."""
+    cls, v = setup.cls, setup.values
+    steps: list[Step]
+    if cls == "BatterySaverRoutineTask":
+        steps = [open_app("Settings"), Tap(rid="settings_battery"), Tap(rid="battery_saver")]
+    elif cls == "WeekendSleeperTask":
+        steps = [open_app("Clock"), Tap(rid="alarm_switch", near="07:30")]
+    elif cls == "BluetoothMediaCleanupTask":
+        steps = [open_app("Settings"), Tap(rid="settings_sound"), *[Tap(rid="media_volume_down")] * 4]
+    elif cls == "BirthdayWishTask":
+        steps = [open_app("Messages")]
+        if v.get("contact_phone"):
+            steps += [Tap(rid="start_chat_fab"), Fill("recipient", str(v["contact_phone"])),
+                      Fill("compose_message_text", str(v.get("message_content") or "Happy Birthday!")),
+                      Tap(rid="send_message_button")]
+    elif cls == "ClockOutRoutineTask":
+        content = str(v["expectation"].get("target_content") or "Clocking out, see you tomorrow")
+        steps = [open_app("Mattermost"), Tap(text=str(v["target_channel"])), Fill("post_input", content),
+                 Tap(rid="send_button")]
+    elif cls == "ContactSaverTask":
+        steps = [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", "Bob"),
+                 Fill("contact_phone", "5550199"), Tap(rid="save_contact")]
+    elif cls == "DailyFamilyCallTask":
+        steps = [open_app("Contacts"), Tap(text=str(v["target_name"])), Tap(rid="call_button")]
+    elif cls == "DeepWorkRoutineTask":
+        steps = [open_app("Settings"), Tap(rid="settings_notifications"), Tap(rid="do_not_disturb")]
+    elif cls == "GalleryCleanupTask":
+        policy, run = v["cleanup_policy"], v["run_datetime"]
+        names = [n for n, t in setup.seed["screenshots"].items() if policy["mode"] != "delete_older_than"
+                 or (run - t).total_seconds() / 86400 > int(policy["older_than_days"])]
+        steps = [open_app("Gallery"), Tap(rid=f"tab_{SCREENSHOTS_ALBUM}"), Tap(rid="select_mode"),
+                 *[Tap(contains=n) for n in names], Tap(rid="delete_selected"), Tap(rid="dialog_delete")]
+    elif cls == "MattermostOnCallTask":
+        reply = f"{v['expected_reply_keywords'][0]} - on it"
+        steps = [open_app("Mattermost"), Tap(text=_channel_key(str(v["channel_name"]))), Fill("post_input", reply),
+                 Tap(rid="send_button")]
+    elif cls == "MorningPaperReadingTask":
+        steps = [open_app("Chrome")]
+        for url in v["TARGET_URLS"]:
+            steps += [Fill("url_bar", url), Tap(rid="go_button")]
+    elif cls == "MorningWeatherCheckTask":
+        text = next((t for u, _title, t in PUBLIC_PAGES if str(v["city"]).lower() in u),
+                    f"{v['city']} weather today: see the forecast.")
+        return [open_app("Chrome"), Fill("url_bar", str(v["search_query"])), Tap(rid="go_button"), answer(text)]
+    elif cls == "NightEyeCareRoutineTask":
+        steps = [open_app("Settings"), Tap(rid="settings_display"), Tap(rid="dark_theme")]
+    elif cls == "PreMeetingPrepTask":
+        steps = [open_app("Docreader"), Tap(text=str(v["doc_name"]))]
+    elif cls == "ScamSmsInterceptRoutineTask":
+        steps = [open_app("Messages"), Tap(contains=str(v["sender_phone"])[-6:]), Tap(rid="block_button"),
+                 Tap(rid="dialog_block")]
+    elif cls == "WeeklyReportRoutineTask":
+        steps = [open_app("Mail"), Tap(rid="compose_button"),
+                 Fill("to", str(v["expectation"].get("target_recipient") or "manager@example.com")),
+                 Fill("subject", "Weekly Report"), Fill("body", "Please find the weekly report attached."),
+                 Tap(rid="add_attachment"), Tap(text="Weekly_Report.pdf"), Tap(rid="send")]
+    else:
+        steps = []
+    return [*steps, finish()]

@@ -250,13 +250,52 @@ def episode_from_record(record: Mapping[str, Any]) -> Episode | None:
     builders), else ``None``."""
     inner = record.get("metrics")
     metrics: Mapping[str, Any] = inner if isinstance(inner, Mapping) else record
-    data = metrics.get("official_episode")
-    if not isinstance(data, Mapping):
-        return None
     extra = {k: record.get(k, metrics.get(k)) for k in ("policy", "memory", "log_source", "task_set", "protocol")
              if record.get(k, metrics.get(k)) is not None}
-    return Episode(str(data["task_name"]), str(data["split"]), float(data["score"]), list(data.get("traj", [])),
-                   data.get("habit_should_act"), str(data.get("difficulty", "")), extra)
+    data = metrics.get("official_episode")
+    if isinstance(data, Mapping):
+        return Episode(str(data["task_name"]), str(data["split"]), float(data["score"]), list(data.get("traj", [])),
+                       data.get("habit_should_act"), str(data.get("difficulty", "")), extra)
+    if metrics.get("split") not in ("general", "personalized") or "score" not in metrics:
+        return None
+    # general / personalized records: only the counts matter (steps, ask_user queries), as in the official script
+    steps = int(record.get("steps", metrics.get("steps", 0)) or 0)
+    queries = int(metrics.get("ask_user_count", 0) or 0)
+    traj = [{"action": {"action_type": "ask_user" if i < queries else "step"}, "ask_user_response": None}
+            for i in range(max(steps, queries))]
+    name = str(record.get("task_id") or metrics.get("task_id") or "?")
+    return Episode(name, str(metrics["split"]), float(metrics["score"]), traj, None,
+                   str(metrics.get("difficulty", "")), extra)
+
+
+def load_results(paths: Iterable[str]) -> list[Episode]:
+    """Episodes of results JSONL files (the eval runner's records; several splits and policies may be merged)."""
+    import json
+    from pathlib import Path
+
+    episodes: list[Episode] = []
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                episode = episode_from_record(json.loads(line))
+                if episode is not None:
+                    episodes.append(episode)
+    return episodes
+
+
+def table_command(paths: Sequence[str]) -> int:
+    """``personal-envs knowu table RESULTS...``: merge the runs' records and print every table."""
+    try:
+        episodes = load_results(paths)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}")
+        return 2
+    if not episodes:
+        print("no KnowU episodes in the given results files")
+        return 1
+    sets = sorted({str(e.extra.get("task_set", "?")) for e in episodes})
+    print(report(episodes, ", ".join(sets)))
+    return 0
 
 
 # ------------------------------------------------------------------------------------------ tables
@@ -294,8 +333,8 @@ def table2(episodes: Sequence[Episode]) -> str:
 def table3(episodes: Sequence[Episode]) -> str:
     """Table 3: the memory settings (memory x log source) per policy, SR and score per split."""
     lines = ["Policy  Memory  Logs  " + "  ".join(f"{s[:5].title()} SR  {s[:5].title()} Score" for s in SPLITS)]
-    key = lambda e: (str(e.extra.get("policy", "run")), str(e.extra.get("memory", "all")),  # noqa: E731
-                     str(e.extra.get("log_source", "noise")))
+    key = lambda e: (str(e.extra.get("policy", "run")), str(e.extra.get("memory", "?")),  # noqa: E731
+                     str(e.extra.get("log_source", "?")))
     groups: dict[tuple[str, str, str], list[Episode]] = {}
     for e in episodes:
         groups.setdefault(key(e), []).append(e)
@@ -336,4 +375,7 @@ def policy_table(episodes: Sequence[Episode]) -> str:
 def report(episodes: Sequence[Episode], task_set: str = "") -> str:
     """All tables (what ``personal-envs knowu table`` prints)."""
     head = f"task set: {task_set}\n" if task_set else ""
-    return "\n\n".join([head + table2(episodes), policy_table(episodes), table3(episodes), role_table(episodes)])
+    parts = [head + table2(episodes), table3(episodes)]
+    for policy, group in _groups(episodes, lambda e: str(e.extra.get("policy", "run"))).items():
+        parts.append(f"== {policy} ==\n{policy_table(group)}\n\n{role_table(group)}")
+    return "\n\n".join(parts)

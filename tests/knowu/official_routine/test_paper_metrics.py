@@ -95,3 +95,26 @@ def test_tables_report_splits_roles_and_memory_settings() -> None:
     assert "student  2  0.8500  0.5000" in text  # per role: average score and AveQueries
     overall = text.splitlines()[3].split()
     assert overall[:3] == ["run", "3", "66.67"]
+
+
+def test_knowu_table_command_merges_results_files(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from personal_envs.cli import main
+
+    proactive = {"policy": "p", "task_id": "WeekendSleeperTask@student", "steps": 1, "metrics": {
+        "split": "proactive", "score": 1.0, "task_set": "KnowU-Bench 0dd7989", "memory": "all",
+        "log_source": "noise", "official_episode": {
+            "task_name": "WeekendSleeperTask@student", "split": "proactive", "score": 1.0, "difficulty": "easy",
+            "habit_should_act": True, "traj": _traj((CLICK, None), (DONE, None))}}}
+    general = {"policy": "p", "task_id": "BatterySaverGeneralTask", "steps": 4, "metrics": {
+        "split": "general", "score": 0.0, "difficulty": "easy", "ask_user_count": 1,
+        "task_set": "KnowU-Bench 0dd7989"}}
+    (tmp_path / "a.jsonl").write_text(json.dumps(proactive) + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text(json.dumps(general) + "\n", encoding="utf-8")
+    assert main(["knowu", "table", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "task set: KnowU-Bench 0dd7989" in out
+    assert "p  2  50.00" in out  # overall SR over both splits
+    assert "p  all  noise" in out  # Table 3 row of the memory setting
+    assert main(["knowu", "table", str(tmp_path / "missing.jsonl")]) == 2

@@ -98,7 +98,8 @@ def hidden_values(profile: Mapping[str, Any]) -> list[str]:
 
 def build_routine(release_root: str | Path, cls: str, role: str, profile_document: Mapping[str, Any],
                   logs: Sequence[Mapping[str, Any]] | None, *, memory: str = "all", top_k: int = 10,
-                  user: str = "profile", task_set: str = "", persona_text: str | None = None) -> OfficialRoutineTask:
+                  user: str = "profile", task_set: str = "", persona_text: str | None = None,
+                  log_source: str = "clean") -> OfficialRoutineTask:
     """The official variant ``cls@role``: setup, goal and user prompt rendered from the release, scored by rules."""
     if cls not in ROUTINES:
         raise KeyError(f"{cls!r} is not an official routine class; known: {', '.join(sorted(ROUTINES))}")
@@ -116,8 +117,10 @@ def build_routine(release_root: str | Path, cls: str, role: str, profile_documen
     tags = source.literal(cls, "task_tags")
     difficulty = "hard" if "hard" in tags else "easy"
     apps = tuple(sorted(source.literal(cls, "app_names")))
-    return OfficialRoutineTask(f"{cls}@{role}", setup, text, profile, prompt, difficulty, apps, task_set, user,
+    task = OfficialRoutineTask(f"{cls}@{role}", setup, text, profile, prompt, difficulty, apps, task_set, user,
                                hidden_values(profile))
+    task.settings = {"memory": memory, "log_source": log_source, "top_k": top_k if memory == "rag" else None}
+    return task
 
 
 PROMPT_BUILDER = Path("src/knowu_bench/runtime/utils/prompt_builder.py")

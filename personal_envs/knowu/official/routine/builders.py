@@ -26,4 +26,5 @@ def build(ctx: BuildContext) -> OfficialRoutineTask:
     options = ctx.options
     return build_routine(ctx.release.root, ctx.cls.name, str(ctx.role), ctx.profile or {}, ctx.logs,
                          memory=str(options.get("memory", "all")), top_k=int(options.get("top_k", 10)),
-                         user=str(options.get("user", "profile")), task_set=ctx.release.label)
+                         user=str(options.get("user", "profile")), task_set=ctx.release.label,
+                         log_source=ctx.log_source)

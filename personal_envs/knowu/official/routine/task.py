@@ -181,6 +181,8 @@ class OfficialRoutineTask(PhoneTask):
         self.user_kind = user_kind
         self._hidden = tuple(hidden)
         self._marks: dict[str, Any] = {}
+        #: Memory settings of the goal's logs (``memory``, ``log_source``, ``top_k``), reported in the metrics.
+        self.settings: dict[str, Any] = {}
 
     @property
     def official_class(self) -> str:
@@ -198,7 +200,7 @@ class OfficialRoutineTask(PhoneTask):
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,
                    "habit_should_act": metric_should_act(self.setup_.cls, self.profile)}
         metrics = {"official_episode": episode, "official_class": self.setup_.cls, "role": role,
-                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)"}
+                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)", **self.settings}
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)
 
     def make_user(self) -> SimulatedUser | None:

@@ -204,3 +204,29 @@ def test_log_source_applies_with_logs_and_a_broken_profile_names_the_field(tmp_p
     broken.write_text(yaml.safe_dump({"user_profile": {"habits": ["not", "a", "mapping"]}}), encoding="utf-8")
     with pytest.raises(KeyError, match="user_profile.habits"):
         build_variant("WeekendSleeperTask", release, profile=str(broken))
+
+
+def test_paper_protocol_preset() -> None:
+    from personal_envs.knowu.official.routine.build import log_context
+
+    noisy = json.loads((ANCHORS / "src/knowu_bench/user_logs/student_noise_25pct.json").read_text(encoding="utf-8"))
+    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper")
+    try:
+        obs, _ = env.reset()
+        assert obs["ui_xml"] == "" and obs["screenshot"].shape[2] == 3
+        assert log_context(noisy) in obs["instruction"]  # noisy logs, all memory, inside the official goal
+        _, _, _, _, info = env.step({"action_type": "finished"})
+        assert info["metrics"]["log_source"] == "noise" and info["metrics"]["memory"] == "all"
+    finally:
+        env.close()
+    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper",
+                   memory="rag", ui_hierarchy=True, screenshot=False)
+    try:
+        obs, _ = env.reset()
+        assert obs["ui_xml"] and "screenshot" in obs
+        rag = log_context(noisy, "rag", 10, "x")
+        assert len(obs["instruction"]) < len(log_context(noisy)) and rag.count("\n") == 9
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="protocol"):
+        KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="nope")

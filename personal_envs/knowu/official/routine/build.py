@@ -3,7 +3,8 @@
 :func:`build_routine` is what the registry's builders call (one per official class); :func:`log_context` renders
 the user's logs as the official ``UserLogContextBuilder`` does in its ``all`` mode (every entry, sorted by time,
 ``- [YYYY-MM-DD HH:MM] (first / last location part) action``); ``memory="rag"`` keeps the ``top_k`` entries most
-similar to the official instruction (TF-IDF, the official default backend), in time order.
+similar to the official instruction, in time order, with the official TF-IDF settings (word unigrams and
+bigrams, ``\\b\\w+\\b`` tokens, CJK characters split, all entries when there are at most ``top_k``).
 """
 
 from __future__ import annotations
@@ -70,16 +71,19 @@ def log_context(logs: Sequence[Mapping[str, Any]] | None, memory: str = "all", t
     entries = _sorted([e for e in logs or [] if isinstance(e, Mapping)])
     if not entries:
         return ""
-    if memory == "rag" and query:
+    if memory == "rag" and query and len(entries) > top_k:
+        import numpy as np
         from sklearn.feature_extraction.text import TfidfVectorizer
         from sklearn.metrics.pairwise import cosine_similarity
 
-        docs = [re.sub(r"\s+", " ", str(e.get("action", ""))).lower() for e in entries]
-        vectorizer = TfidfVectorizer()
-        matrix = vectorizer.fit_transform([*docs, query.lower()])
-        scores = cosine_similarity(matrix[-1], matrix[:-1]).ravel()
-        keep = sorted(sorted(range(len(entries)), key=lambda i: -scores[i])[:top_k])
-        entries = [entries[i] for i in keep]
+        def spaced(text: str) -> str:  # CJK characters become separate tokens, as officially
+            return re.sub(r"([\u4e00-\u9fff])", r" \1 ", text)
+
+        docs = [spaced(str(e.get("action", ""))) for e in entries]
+        vectorizer = TfidfVectorizer(analyzer="word", token_pattern=r"(?u)\b\w+\b", ngram_range=(1, 2))
+        matrix = vectorizer.fit_transform([*docs, spaced(query)])
+        scores = cosine_similarity(matrix[:-1], matrix[-1]).flatten()
+        entries = [entries[int(i)] for i in sorted(np.argsort(scores)[-top_k:])]
     return "\n".join(_line(e) for e in entries)
 
 

@@ -220,6 +220,14 @@ class KnowUEnv(PersonalEnv):
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
         self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser)
+        if backend == "android" and official is not None:  # the official image's packages and keyboard route
+            from personal_envs.knowu.official.android_apps import official_packages
+            from personal_envs.knowu.official.release import find_release
+
+            release = find_release(data_dir)
+            if release is not None:
+                self.backend.packages = official_packages(str(release.root))  # type: ignore[attr-defined]
+                self.backend.adb_keyboard = True  # type: ignore[attr-defined]
         if isinstance(user, str) and user not in USER_KINDS:
             raise ValueError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user

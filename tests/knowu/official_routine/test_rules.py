@@ -131,3 +131,17 @@ def test_gallery_policy_keeps_the_recent_screenshot() -> None:
     done = [{"action_type": "click"}]
     assert score_routine(setup, Facts(screenshots=recent), done, [])[0] == 1.0
     assert score_routine(setup, Facts(screenshots={}), done, [])[0] == 0.0  # deleted everything: near miss
+
+
+def test_chrome_pages_and_channels_do_not_depend_on_the_habit() -> None:
+    from personal_envs.knowu.official.routine.task import seed_phone
+    from personal_envs.simulators.phone.phone import Phone
+
+    for cls in rules.ROUTINES:
+        seen = set()
+        for role in ROLES:
+            phone = Phone()
+            seed_phone(phone, setup_routine(cls, official_profile(role)))
+            pages = tuple(sorted((url, page.title, page.text()) for url, page in phone.chrome.pages.items()))
+            seen.add((pages, tuple(sorted(c for c in phone.mattermost.channels if cls != "MattermostOnCallTask"))))
+        assert len(seen) == 1, cls

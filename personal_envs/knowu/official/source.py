@@ -32,13 +32,32 @@ TEMPLATE_PROFILE = "template"
 _MISSING = object()
 
 
-def literal(node: ast.AST | None) -> Any:
-    """The value of a literal expression (strings, numbers, tuples, lists, sets, dicts, ``a + b`` of literals);
-    :data:`_MISSING` otherwise."""
+def literal(node: ast.AST | None, names: dict[str, Any] | None = None) -> Any:
+    """The value of a literal expression (strings, numbers, tuples, lists, sets, dicts, ``a + b`` of literals, and
+    f-strings whose fields are names or ``self.X`` / ``Class.X`` attributes found in ``names``); :data:`_MISSING`
+    otherwise.  Nothing is evaluated beyond substituting those literal constants."""
     if node is None:
         return _MISSING
+    if isinstance(node, ast.Name) and names is not None and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.Attribute) and names is not None and isinstance(node.value, ast.Name) \
+            and node.attr in names:
+        return names[node.attr]
+    if isinstance(node, ast.JoinedStr):
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue) and value.format_spec is None and value.conversion == -1:
+                inner = literal(value.value, names)
+                if inner is _MISSING or isinstance(inner, (dict, list, set, tuple)):
+                    return _MISSING
+                parts.append(str(inner))
+            else:
+                return _MISSING
+        return "".join(parts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = literal(node.left), literal(node.right)
+        left, right = literal(node.left, names), literal(node.right, names)
         if left is _MISSING or right is _MISSING:
             return _MISSING
         try:
@@ -52,6 +71,27 @@ def literal(node: ast.AST | None) -> Any:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return _MISSING
+
+
+def template(node: ast.AST | None, names: dict[str, Any] | None = None) -> str | None:
+    """A string expression as a template: literal parts as they are, f-string fields resolved from ``names`` when
+    literal, else kept as ``{field}`` (``{agent_plan}``); ``None`` if it is not a string expression."""
+    value = literal(node, names)
+    if isinstance(value, str):
+        return value
+    if isinstance(node, ast.JoinedStr):
+        parts: list[str] = []
+        for item in node.values:
+            if isinstance(item, ast.Constant):
+                parts.append(str(item.value))
+            elif isinstance(item, ast.FormattedValue):
+                inner = literal(item.value, names)
+                parts.append(str(inner) if isinstance(inner, (str, int, float)) else "{" + ast.unparse(item.value) + "}")
+        return "".join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = template(node.left, names), template(node.right, names)
+        return left + right if left is not None and right is not None else None
+    return None
 
 
 def _target_name(target: ast.expr) -> str | None:
@@ -87,6 +127,10 @@ class OfficialMethod:
     Attributes:
         assigned: ``name -> [values in source order]`` for ``self.name = <literal>`` and ``name = <literal>``.
         returns: Literal values of its ``return`` statements, in order.
+        templates: ``name -> template`` for string expressions assigned in it whose f-string fields are not literal
+            (fields kept as ``{field}``, see :func:`template`).
+        messages: Chat messages written in it as dict literals (``{"role": ..., "content": ...}``), content as a
+            template.
         calls: Calls made in it (:class:`OfficialCall`).
         source: Its source text (for reading; never executed).
     """
@@ -94,6 +138,8 @@ class OfficialMethod:
     name: str
     assigned: dict[str, list[Any]] = field(default_factory=dict)
     returns: list[Any] = field(default_factory=list)
+    templates: dict[str, str] = field(default_factory=dict)
+    messages: list[dict[str, str]] = field(default_factory=list)
     calls: list[OfficialCall] = field(default_factory=list)
     source: str = ""
 
@@ -176,25 +222,42 @@ class OfficialClass:
             yield from (c for c in method.calls if c.func == func)
 
 
-def _parse_method(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str) -> OfficialMethod:
+def _parse_method(node: ast.FunctionDef | ast.AsyncFunctionDef, text: str,
+                  names: dict[str, Any] | None = None) -> OfficialMethod:
     method = OfficialMethod(node.name, source=ast.get_source_segment(text, node) or "")
     for sub in ast.walk(node):
         if isinstance(sub, (ast.Assign, ast.AnnAssign)):
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            value = literal(sub.value)
+            value = literal(sub.value, names)
             if value is _MISSING:
+                shaped = template(sub.value, names)
+                for target in targets:
+                    name = _target_name(target)
+                    if name and shaped is not None:
+                        method.templates.setdefault(name, shaped)
                 continue
             for target in targets:
                 name = _target_name(target)
                 if name:
                     method.assigned.setdefault(name, []).append(value)
+        elif isinstance(sub, ast.Dict):
+            keys = [literal(k, names) if k is not None else None for k in sub.keys]
+            if "role" in keys and "content" in keys:
+                role = literal(sub.values[keys.index("role")], names)
+                content = sub.values[keys.index("content")]
+                said = template(content, names)
+                if said is None and isinstance(content, ast.Name):
+                    said = "{" + content.id + "}"
+                if isinstance(role, str) and said is not None:
+                    method.messages.append({"role": role, "content": said})
         elif isinstance(sub, ast.Return):
-            value = literal(sub.value)
+            value = literal(sub.value, names)
             if value is not _MISSING:
                 method.returns.append(value)
         elif isinstance(sub, ast.Call):
-            args = tuple(None if (v := literal(a)) is _MISSING else v for a in sub.args)
-            kwargs = {k.arg: (None if (v := literal(k.value)) is _MISSING else v) for k in sub.keywords if k.arg}
+            args = tuple(None if (v := literal(a, names)) is _MISSING else v for a in sub.args)
+            kwargs = {k.arg: (None if (v := literal(k.value, names)) is _MISSING else v) for k in sub.keywords
+                      if k.arg}
             method.calls.append(OfficialCall(_call_name(sub.func), args, kwargs, sub.lineno))
     method.calls.sort(key=lambda c: c.line)
     return method
@@ -211,7 +274,7 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
     constants: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):
-            value = literal(node.value)
+            value = literal(node.value, constants)
             if value is not _MISSING:
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -226,14 +289,14 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
         for item in node.body:
             if isinstance(item, (ast.Assign, ast.AnnAssign)):
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
-                value = literal(item.value)
+                value = literal(item.value, {**constants, **cls.attributes})
                 if value is _MISSING:
                     continue
                 for target in targets:
                     if isinstance(target, ast.Name):
                         cls.attributes[target.id] = value
             elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                method = _parse_method(item, text)
+                method = _parse_method(item, text, {**constants, **cls.attributes})
                 cls.methods[item.name] = method
                 if _is_property(item) and method.returns and len(method.returns) == 1:
                     cls.properties[item.name] = method.returns[0]

@@ -55,3 +55,19 @@ def test_task_set_line_names_every_set() -> None:
     assert task_set_line([]) == f"task set: {PROJECT_LABEL}"
     records = [{"metrics": {"task_set": OFFICIAL_LABEL}}, {"metrics": {}}]
     assert task_set_line(records) == f"task set: {OFFICIAL_LABEL} + {PROJECT_LABEL}"
+
+
+def test_fetch_lands_a_release_with_checked_files(official_dir: Path, tmp_path: Path) -> None:
+    """The fetch list, served from the anchors through file:// URLs, lands a release the envs find; a corrupted
+    source file is refused by its checksum."""
+    from personal_envs.core.download import DownloadError, RemoteFile, fetch_files
+
+    files = [RemoteFile((official_dir / rel).as_uri(), rel, sha) for rel, sha in FILES]
+    target = tmp_path / "knowu"
+    fetch_files(files, target, progress=lambda _: None)
+    release = find_release(tmp_path)
+    assert release is not None and release.missing_files() == []
+    bad = tmp_path / "bad.py"
+    bad.write_text("changed", encoding="utf-8")
+    with pytest.raises(DownloadError, match="checksum mismatch"):
+        fetch_files([RemoteFile(bad.as_uri(), FILES[0][0], FILES[0][1])], tmp_path / "other", progress=lambda _: None)

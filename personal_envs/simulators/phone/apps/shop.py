@@ -78,6 +78,8 @@ class ShopApp(CommerceApp):
         self.catalog: list[Product] = []
         self.cart: list[CartItem] = []
         self.orders: list[Order] = []
+        #: Every cart deletion, as the official mall's callback records it: (deleted product ids, cart ids before).
+        self.deletions: list[tuple[list[str], list[str]]] = []
 
     def add_product(self, pid: str, title: str, price: float, category: str, style: str = "",
                     options: dict[str, list[str]] | None = None, description: str = "") -> Product:
@@ -117,12 +119,17 @@ class ShopApp(CommerceApp):
                 total += product.price * item.quantity
                 opts = ", ".join(f"{k}: {v}" for k, v in item.options.items())
                 delete = ui.button("Delete", "remove", str(index), rid="delete_item", kind="secondary")
+                chosen = str(index) in route.params.get("sel", "").split(",")
+                delete = ui.button("Selected" if chosen else "Select", "select_item", str(index), rid="select_item",
+                                   kind="primary" if chosen else "secondary") + delete
                 kind = " · ".join(part for part in (product.category, product.style and f"{product.style} style") if part)
                 cart_rows.append(ui.row(product.title, f"¥{product.price:g} × {item.quantity} · {kind}" + (f" · {opts}" if opts else ""),
                                    rid="cart_item", right=delete))
             body = "".join(cart_rows) or ui.empty("Your cart is empty")
-            bar = ui.bottom(ui.text(f"Total ¥{total:g}", rid="cart_total") + ui.button("Checkout", "checkout_cart",
-                                                                                        rid="checkout_button"))
+            selected = ui.button("Delete selected", "delete_selected", rid="delete_selected_items", kind="danger") \
+                if route.params.get("sel") else ""
+            bar = ui.bottom(selected + ui.text(f"Total ¥{total:g}", rid="cart_total")
+                            + ui.button("Checkout", "checkout_cart", rid="checkout_button"))
             return ui.header(f"Cart ({len(self.cart)})", color=self.accent) + ui.scroll(body) + (bar if self.cart else "")
         if screen == "checkout":
             return self._render_checkout(route)
@@ -221,8 +228,24 @@ class ShopApp(CommerceApp):
         elif action == "remove":
             index = int(arg) if arg.isdigit() else -1
             if 0 <= index < len(self.cart):
+                before = [item.pid for item in self.cart]
                 removed = self.cart.pop(index)
+                self.deletions.append(([removed.pid], before))
+                route.params["sel"] = ""
                 phone.log(f"{self.key} cart remove {removed.pid}")
+        elif action == "select_item":
+            picked = {i for i in route.params.get("sel", "").split(",") if i} ^ {arg}
+            route.params["sel"] = ",".join(sorted(picked, key=int))
+        elif action == "delete_selected":
+            marked = {int(i) for i in route.params.get("sel", "").split(",") if i.isdigit()}
+            before = [item.pid for item in self.cart]
+            gone = [item.pid for i, item in enumerate(self.cart) if i in marked]
+            if not gone:
+                raise AppError("Select items first")
+            self.cart = [item for i, item in enumerate(self.cart) if i not in marked]
+            self.deletions.append((gone, before))
+            route.params["sel"] = ""
+            phone.log(f"{self.key} cart remove {' '.join(gone)}")
         elif action == "checkout_cart":
             if not self.cart:
                 raise AppError("Your cart is empty")

@@ -1,0 +1,1421 @@
+"""The 42 official general tasks of KnowU-Bench on the simulated phone.
+
+Each official class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the
+constants its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) are read from the release
+(:mod:`personal_envs.knowu.official.source`); the seeding, the check with the official partial credit and the oracle
+plan are reimplemented here, per class, against the simulator's state.
+
+Classes in :data:`OFFICIAL_CHECKS` (40) follow the official seeding and ``is_successful``; the two judge-scored
+commutes (:data:`JUDGED`) send the official judge prompt with ``judge="llm"`` and use a labelled deterministic
+stand-in otherwise (``metrics["official_check"]`` is False then).  :data:`APPROXIMATED` (empty now) would run a class
+on the project's closest general task.  Where the official world lives outside the repository (the mall and food
+catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the official
+checks read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from personal_envs.core.task import Check, EpisodeTrace, Evaluation
+from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
+from personal_envs.knowu.general_tasks import GeneralTask
+from personal_envs.knowu.official.registry import BuildContext, official_task
+from personal_envs.knowu.official.source import OfficialClass
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
+from personal_envs.knowu.task import PhoneTask, PhoneWorld
+from personal_envs.knowu.world import seed_world
+from personal_envs.simulators.phone.phone import Phone
+
+#: The fixed run date for official setups that use "now" (the device clock synced to the host): runs are reproducible.
+RUN_DATE = datetime(2026, 5, 22, 9, 0)  # a Friday
+
+Seeder = Callable[[Phone], None]
+Scorer = Callable[[Phone, EpisodeTrace], tuple[float, str]]
+Planner = Callable[[Phone], list[Step]]
+
+
+@dataclass
+class Spec:
+    """How one official class runs on the simulator."""
+
+    start: datetime
+    seed: Seeder
+    score: Scorer
+    plan: Planner
+
+
+class OfficialGeneralTask(PhoneTask):
+    """An official general task: official goal, seeded world, official check (score, reason), oracle plan.
+
+    Attributes:
+        official: The parsed official class.
+        spec: Its start time, seeding, check and oracle plan on the simulator.
+        official_check: False where the project's check stands in for the official one (:data:`APPROXIMATED`).
+    """
+
+    def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True) -> None:
+        self.official = official
+        self.spec = spec
+        self.official_check = official_check
+        self.task_id = official.name
+        self.split = "general"
+        self.difficulty = official.difficulty
+        self.apps = official.app_names
+        self.instruction = official.goal or ""
+        self.start = spec.start
+        self.facts: dict[str, str] = {}
+
+    def reset_info(self) -> dict[str, Any]:
+        return {**super().reset_info(), "official_check": self.official_check}
+
+    def seed(self, phone: Phone) -> None:
+        self.spec.seed(phone)
+
+    def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
+        score, reason = self.spec.score(phone, trace)
+        checks = [Check("official check", score >= 0.99, reason)]
+        return Evaluation(score, {"official_check": self.official_check}, checks, reason)
+
+    def user_facts(self) -> dict[str, Any]:
+        return {"instruction": self.instruction, "facts": dict(self.facts)}
+
+    def oracle_plan(self) -> list[Step]:
+        """The UI plan that solves the task (computed on a freshly seeded phone)."""
+        phone = Phone(now=self.start)
+        self.seed(phone)
+        return self.spec.plan(phone)
+
+    def hidden_strings(self, world: PhoneWorld) -> list[str]:
+        """The check's verdict on the untouched phone (the reason line must not reach the agent)."""
+        phone = Phone(now=self.start)
+        self.seed(phone)
+        return [self.verify(phone, EpisodeTrace()).reason]
+
+
+# ----------------------------------------------------------------------------------------------- helpers
+def adb_time(stamp: str) -> datetime:
+    """``MMDDhhmmYYYY.ss`` (the official ``date`` argument) as a datetime."""
+    return datetime.strptime(stamp, "%m%d%H%M%Y.%S")
+
+
+def at_time(day: datetime, hms: str) -> datetime:
+    """``day`` at ``"HH:MM:SS"``."""
+    hour, minute, second = (int(p) for p in hms.split(":"))
+    return day.replace(hour=hour, minute=minute, second=second, microsecond=0)
+
+
+def digits(text: str) -> str:
+    return re.sub(r"\D", "", text or "")
+
+
+def same_number(a: str, b: str) -> bool:
+    """Numbers equal on their digits, allowing a country prefix on one side (+86 ...)."""
+    x, y = digits(a), digits(b)
+    return bool(x and y) and (x == y or (len(x) >= 7 and len(y) >= 7 and (x.endswith(y) or y.endswith(x))))
+
+
+def quoted(goal: str) -> str:
+    """The last text quoted in the goal ('...' or "...")."""
+    found = re.findall(r"[\"'“‘]([^\"'”’]{4,})[\"'”’]", goal)
+    return found[-1] if found else goal
+
+
+def sent_to(phone: Phone, number: str) -> list[str]:
+    return [m.text for m in phone.messages.sms if m.outgoing and same_number(m.number, number)]
+
+
+def set_contact(phone: Phone, name: str, number: str) -> None:
+    """A contact ``name`` with ``number`` (an existing one of that name gets the number, as ContactsSetup does)."""
+    for contact in phone.contacts.contacts:
+        if contact.name == name:
+            contact.phone = number
+            return
+    phone.contacts.add(name, number)
+
+
+def my_posts(phone: Phone, since: datetime, channel: str | None = None) -> list[Any]:
+    mm = phone.mattermost
+    return [p for p in mm.posts if p.user == mm.username and p.time >= since and (channel is None or p.channel == channel)]
+
+
+def method_value(cls: OfficialClass, method: str, name: str) -> Any:
+    return cls.method(method).value(name)
+
+
+def chat_plan(channel: str, text: str) -> list[Step]:
+    return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button")]
+
+
+def new_sms_plan(recipient: str, text: str) -> list[Step]:
+    return [open_app("Messages"), Tap(rid="start_chat_fab"), Fill("recipient", recipient),
+            Fill("compose_message_text", text), Tap(rid="send_message_button")]
+
+
+def event_plan(title: str, date: str, start: str, end: str) -> list[Step]:
+    return [open_app("Calendar"), Tap(rid="create_event_fab"), Fill("event_title_input", title), Tap(rid="date_clear"),
+            Fill("event_date_input", date), Fill("event_start_input", start), Fill("event_end_input", end),
+            Tap(rid="save_event")]
+
+
+# ----------------------------------------------------------------------------------------------- the specs
+SpecMaker = Callable[[OfficialClass], Spec]
+OFFICIAL_CHECKS: dict[str, SpecMaker] = {}
+
+
+def spec(name: str) -> Callable[[SpecMaker], SpecMaker]:
+    def register(maker: SpecMaker) -> SpecMaker:
+        OFFICIAL_CHECKS[name] = maker
+        return maker
+
+    return register
+
+
+def base(extra: Seeder | None = None) -> Seeder:
+    """The default world (the snapshot every task starts from) plus ``extra``."""
+
+    def seeder(phone: Phone) -> None:
+        seed_world(phone)
+        if extra is not None:
+            extra(phone)
+
+    return seeder
+
+
+@spec("BatterySaverGeneralTask")
+def _battery(cls: OfficialClass) -> Spec:
+    level = int(cls.attributes["TRIGGER_LEVEL"])
+
+    def seed(phone: Phone) -> None:
+        phone.device.battery_level, phone.device.charging, phone.device.battery_saver = level, False, False
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = phone.device.battery_saver
+        return (1.0, "Success: Battery saver mode is ON.") if on else (0.0, "Failure: Battery saver mode is still OFF.")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_battery"), Tap(rid="battery_saver"), finish()])
+
+
+@spec("BluetoothCleanupGeneralTask")
+def _bluetooth(cls: OfficialClass) -> Spec:
+    volume = int(cls.attributes["INITIAL_VOLUME"])
+
+    def seed(phone: Phone) -> None:
+        phone.device.bluetooth_devices = []
+        phone.device.media_volume = volume
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        vol = phone.device.media_volume
+        if vol == 0:
+            return 1.0, f"Success: Media volume is muted. [Vol: {vol}]"
+        return 0.0, f"Failure: Media volume is still audible. [Vol: {vol}]"
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Settings"), Tap(rid="settings_sound"),
+                *[Tap(rid="media_volume_down")] * phone.device.media_volume, finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+@spec("DeepWorkGeneralTask")
+def _deep_work(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        phone.device.do_not_disturb = False
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = phone.device.do_not_disturb or phone.device.ring_volume == 0  # zen mode, or ringer silent
+        desc = f"[DND: {phone.device.do_not_disturb}, ring volume: {phone.device.ring_volume}]"
+        return (1.0, f"Success: DND/Silent mode is ON. {desc}") if on else (0.0, f"Failure: DND/Silent mode is OFF. {desc}")
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_notifications"), Tap(rid="do_not_disturb"), finish()])
+
+
+@spec("NightSocialGeneralTask")
+def _night(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        phone.device.dark_mode = False
+        phone.open_app("Mastodon")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        return (1.0, "Success: Dark mode is ON.") if phone.device.dark_mode else (0.0, "Failure: Dark mode is still OFF.")
+
+    return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score,
+                lambda p: [open_app("Settings"), Tap(rid="settings_display"), Tap(rid="dark_theme"), finish()])
+
+
+@spec("WeekendSleeperGeneralTask")
+def _sleeper(cls: OfficialClass) -> Spec:
+    hour, minute = cls.attributes["ALARM_TIME"]
+
+    def seed(phone: Phone) -> None:
+        phone.clock.alarms = [a for a in phone.clock.alarms if (a.hour, a.minute) != (hour, minute)]
+        phone.clock.add_alarm(hour, minute, days=["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], label="Work")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        on = any(a.enabled for a in phone.clock.alarms if (a.hour, a.minute) == (hour, minute))
+        time_text = f"{hour:02d}:{minute:02d}"
+        return (0.0, f"Failure: {time_text} alarm is still ON.") if on else (1.0, f"Success: {time_text} alarm disabled.")
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Clock"), Tap(rid="alarm_switch", near=f"{hour:02d}:{minute:02d}"), finish()])
+
+
+@spec("SetAlarmGeneralTask")
+def _set_alarm(cls: OfficialClass) -> Spec:
+    weekend = {"Sat", "Sun"}
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        alarms = list(reversed(phone.clock.alarms))  # newest first, as the official query orders them
+        if not alarms:
+            return 0.0, "Failure: No alarm data found."
+        found = next((a for a in alarms if a.enabled and weekend <= set(a.days)), None)
+        if found is None:
+            return 0.0, "Failure: No enabled weekend alarm found."
+        value, checks = 0.5, ["weekend_alarm=FOUND"]
+        if (found.hour, found.minute) == (8, 30):
+            value += 0.5
+            checks.append("time=8:30(OK)")
+        elif found.hour == 8:
+            value += 0.3
+            checks.append(f"time=8:{found.minute:02d}(CLOSE)")
+        else:
+            checks.append(f"time={found.hour}:{found.minute:02d}(WRONG)")
+        return value, f"Alarm check. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        ringtone = quoted(cls.goal or "")
+        return [open_app("Clock"), Tap(rid="add_alarm_fab"), Fill("alarm_time", "08:30"), Tap(rid="day_sat"),
+                Tap(rid="day_sun"), Tap(rid="alarm_sound"), Tap(text=ringtone), Tap(rid="save_alarm"), finish()]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("DailyFamilyCallGeneralTask")
+def _family_call(cls: OfficialClass) -> Spec:
+    name, number = cls.attributes["TARGET_NAME"], cls.attributes["TARGET_PHONE"]
+
+    def seed(phone: Phone) -> None:
+        set_contact(phone, name, number)
+        phone.contacts.calls = []
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        made = any(c.outgoing and digits(c.number) == digits(number) for c in phone.contacts.calls)
+        if made:
+            return 1.0, f"Success: Outgoing call made to '{name}'."
+        return 0.0, f"Failure: No outgoing call to '{name}' ({number})."
+
+    return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(text=name), Tap(rid="call_button"), finish()])
+
+
+@spec("MessagesAskMomMoneyGeneralTask")
+def _ask_mom(cls: OfficialClass) -> Spec:
+    name, number = cls.module_constants["MOM_NAME"], cls.module_constants["MOM_PHONE"]
+    keywords = method_value(cls, "is_successful", "money_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(phone, number)
+        if not bodies:
+            return 0.0, f"Failure: No SMS sent to Mom ({number})."
+        body = bodies[-1]
+        ok = any(k in body for k in keywords)
+        value = 1.0 if ok else 0.6
+        return value, f"SMS to Mom. sms_sent=OK, content={'OK' if ok else 'PARTIAL'}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(lambda p: set_contact(p, name, number)), score,
+                lambda p: [*new_sms_plan(name, quoted(cls.goal or "")), finish()])
+
+
+@spec("BirthdayWishGeneralTask")
+def _birthday(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = datetime.strptime(a["EVENT_START"], "%Y-%m-%d %H:%M:%S")
+
+    def seed(phone: Phone) -> None:
+        set_contact(phone, a["CONTACT_NAME"], a["CONTACT_PHONE"])
+        phone.calendar.add(a["EVENT_TITLE"], start, datetime.strptime(a["EVENT_END"], "%Y-%m-%d %H:%M:%S"),
+                           notes="Birthday")
+        phone.notify("Calendar", a["EVENT_TITLE"], f"{start:%H:%M}")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(phone, a["CONTACT_PHONE"])
+        if any(k.lower() in b.lower() for b in bodies for k in a["KEYWORDS"]):
+            return 1.0, f"Success: Birthday wish sent to {a['CONTACT_NAME']}."
+        if bodies:
+            return 0.0, "Failure: SMS sent but content does not contain birthday keywords."
+        return 0.0, "Failure: No SMS was sent."
+
+    return Spec(start - timedelta(seconds=13), base(seed), score,
+                lambda p: [*new_sms_plan(a["CONTACT_NAME"], f"{a['KEYWORDS'][0].title()}! {a['KEYWORDS'][1]}"),
+                           finish()])
+
+
+@spec("ContactSaverGeneralTask")
+def _contact_saver(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+
+    def seed(phone: Phone) -> None:
+        phone.contacts.contacts = [c for c in phone.contacts.contacts if c.name != a["SENDER_NAME"]]
+        phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [c for c in phone.contacts.contacts if digits(c.phone) == digits(a["SENDER_PHONE"])]
+        if any(c.name == a["SENDER_NAME"] for c in match):
+            return 1.0, f"Success: Contact '{a['SENDER_NAME']}' saved with phone {a['SENDER_PHONE']}."
+        if match:
+            return 0.0, f"Failure: Contact saved but name is not '{a['SENDER_NAME']}'."
+        return 0.0, "Failure: Contact was not saved."
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", a["SENDER_NAME"]),
+                           Fill("contact_phone", a["SENDER_PHONE"]), Tap(rid="save_contact"), finish()])
+
+
+@spec("ScamSmsInterceptGeneralTask")
+def _scam(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        if sent_to(phone, a["SENDER_PHONE"]):
+            return 0.0, "Failure: Agent replied to the scam sender."
+        if any(same_number(n, a["SENDER_PHONE"]) for n in phone.messages.blocked):
+            return 1.0, f"Success: Sender {a['SENDER_PHONE']} has been blocked."
+        return 0.0, f"Failure: Sender {a['SENDER_PHONE']} was not blocked."
+
+    return Spec(adb_time(a["TARGET_TIMESTAMP"]), base(seed), score,
+                lambda p: [open_app("Messages"), Tap(text=a["SENDER_PHONE"]), Tap(rid="block_button"),
+                           Tap(rid="dialog_block"), finish()])
+
+
+@spec("HighlightImportantSmsSenderGeneralTask")
+def _highlight(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(c["SENDER_PHONE"], c["SMS_CONTENT"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [k for k in phone.contacts.contacts if same_number(k.phone, c["SENDER_PHONE"])]
+        starred = any(k.starred for k in match)
+        value = (0.5 if match else 0.0) + (0.5 if starred else 0.0)
+        return value, (f"SMS sender handling. contact_added={'OK' if match else 'NO'}, "
+                       f"starred={'OK' if starred else 'NO'}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", c["SENDER_NAME"]),
+                           Fill("contact_phone", c["SENDER_PHONE"]), Tap(rid="save_contact"),
+                           Tap(rid="favorite_button"), finish()])
+
+
+@spec("CalendarInviteConflictResolutionGeneralTask")
+def _invite(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+    body = method_value(cls, "initialize_task_hook", "sms_content")
+    date = re.findall(r"\d{4}-\d{2}-\d{2}", cls.goal or "")[-1]
+    start_hm, end_hm = c["INVITE_START_HM"], c["INVITE_END_HM"]
+    baseline: dict[int, tuple[set[str], int]] = {}
+
+    def seed(phone: Phone) -> None:
+        phone.receive_sms(c["INVITER_PHONE"], body)
+        baseline[id(phone)] = ({e.eid for e in phone.calendar.events}, sum(1 for m in phone.messages.sms if m.outgoing))
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        events0, sent0 = baseline.get(id(phone), (set(), 0))
+        new_sent = [m for m in phone.messages.sms if m.outgoing][sent0:]
+        to_inviter = [m for m in new_sent if same_number(m.number, c["INVITER_PHONE"])]
+        pool = to_inviter or new_sent
+        latest = pool[-1] if pool else None
+        value, checks = 0.0, []
+        if latest is not None and any(k in latest.text.lower() for k in c["ACCEPT_KEYWORDS"]):
+            value += 0.4
+            checks.append(f"sms_reply=ACCEPTED('{latest.text[:50]}')")
+        else:
+            checks.append("sms_reply=NOT_FOUND" if latest is None else "sms_reply=FOUND_BUT_NO_ACCEPT_KEYWORD")
+        new_events = [e for e in phone.calendar.events if e.eid not in events0
+                      and any(k in e.title.lower() for k in c["INVITE_TITLE_HINTS"])]
+        if new_events:
+            value += 0.6
+            checks.append(f"calendar_event=FOUND({len(new_events)})")
+        else:
+            checks.append("calendar_event=NOT_FOUND")
+        return value, f"Invite handling. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        reply = f"{c['ACCEPT_KEYWORDS'][0].upper()}, {c['ACCEPT_KEYWORDS'][4]}"
+        return [open_app("Messages"), Tap(text=c["INVITER_PHONE"]), Fill("compose_message_text", reply),
+                Tap(rid="send_message_button"),
+                *event_plan(c["INVITE_TITLE"], date, f"{start_hm[0]:02d}:{start_hm[1]:02d}",
+                            f"{end_hm[0]:02d}:{end_hm[1]:02d}"), finish()]
+
+    return Spec(adb_time("021008502026.00"), base(seed), score, plan)
+
+
+@spec("CalendarScheduleGroupMeetingGeneralTask")
+def _group_meeting(cls: OfficialClass) -> Spec:
+    keywords = cls.module_constants["_MEETING_KEYWORDS"]
+    baseline: dict[int, set[str]] = {}
+
+    def seed(phone: Phone) -> None:
+        baseline[id(phone)] = {e.eid for e in phone.calendar.events}
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        known = baseline.get(id(phone), set())
+        new = [e for e in phone.calendar.events if e.eid not in known and any(k in e.title.lower() for k in keywords)]
+        posts = my_posts(phone, RUN_DATE)
+        value = (0.5 if new else 0.0) + (0.5 if posts else 0.0)
+        reasons = [f"Calendar event found ({len(new)} meeting event(s))" if new else
+                   "No meeting-related calendar events found",
+                   f"Mattermost notification sent to channel '{posts[-1].channel}'" if posts else
+                   "No Mattermost message found after task init"]
+        return value, "; ".join(reasons)
+
+    def plan(phone: Phone) -> list[Step]:
+        title = re.findall(r"'([^']+)'", cls.goal or "")[0]
+        date = re.findall(r"\d{4}-\d{2}-\d{2}", cls.goal or "")[0]
+        start, end = re.findall(r"(\d{2}:\d{2})", cls.goal or "")[:2]
+        return [*event_plan(title, date, start, end), *chat_plan("team-chat", f"{title}: {date} {start}-{end}"), finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+def _channel_task(cls: OfficialClass, start: datetime, channel: str, keywords: list[str], text: str,
+                  seed: Seeder | None = None) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, start, channel)
+        if not posts:
+            return 0.0, f"Failure: No message sent in {channel} channel."
+        message = posts[-1].text.strip().lower()
+        if any(k in message for k in keywords):
+            return 1.0, f"Success: message sent correctly. [Channel='{channel}', Sent: '{message[:80]}']"
+        return 0.0, f"Failure: Message sent but content does not match. [Channel='{channel}', Sent: '{message[:80]}']"
+
+    display = "Town Square" if channel == "town-square" else channel
+    return Spec(start, base(seed), score, lambda p: [*chat_plan(display, text), finish()])
+
+
+@spec("ClockOutGeneralTask")
+def _clock_out(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    return _channel_task(cls, at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"]), a["TARGET_CHANNEL"],
+                         list(a["EXPECTED_KEYWORDS"]), quoted(cls.goal or ""))
+
+
+@spec("MattermostResponseGeneralTask")
+def _mm_response(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"])
+
+    def seed(phone: Phone) -> None:
+        phone.mattermost.post(a["CHANNEL_NAME"], "sam", a["ALERT_MSG"], start)
+
+    return _channel_task(cls, start, a["CHANNEL_NAME"], list(a["REPLY_KEYWORDS"]), quoted(cls.goal or ""), seed)
+
+
+@spec("MattermostLeaveNoticeGeneralTask")
+def _leave(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "leave_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, RUN_DATE)
+        if not posts:
+            return 0.0, "No Mattermost message found after task init."
+        post = posts[-1]
+        if not post.text.strip():
+            return 0.0, "Message is empty."
+        value, checks = 0.4, ["message_sent=OK"]
+        if any(k in post.text for k in keywords):
+            value += 0.3
+            checks.append("leave_content=OK")
+        else:
+            checks.append("leave_content=MISSING")
+        channel = post.channel.lower()
+        if "town" in channel or "square" in channel:
+            value += 0.3
+            checks.append(f"channel={post.channel}(OK)")
+        else:
+            value += 0.1
+            checks.append(f"channel={post.channel}(WRONG)")
+        return value, f"Leave notice. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(), score, lambda p: [*chat_plan("Town Square", quoted(cls.goal or "")), finish()])
+
+
+def latest_sent(phone: Phone) -> Any:
+    sent = phone.mail.sent()
+    return sent[-1] if sent else None
+
+
+def attachment_names(phone: Phone, mail: Any) -> list[str]:
+    return [phone.mail.attachment_name(ref) for ref in mail.attachments]
+
+
+def maps_plan(origin: str, destination: str, mode: str) -> list[Step]:
+    return [open_app("Maps"), Fill("directions_start", origin), Fill("directions_end", destination),
+            Tap(rid=f"mode_{mode}"), Tap(rid="directions_button")]
+
+
+def route_minutes(phone: Phone, origin: str, destination: str, mode: str) -> int:
+    start, end = phone.maps.find(origin), phone.maps.find(destination)
+    assert start is not None and end is not None
+    return int(phone.maps.options(start, end, mode)[0][1])
+
+
+#: The official campus and science-park addresses are the project map's places of these names.
+CAMPUS, PARK = "Zijingang Campus", "Zheda Science Park"
+
+
+@spec("SendWeeklyReportGeneralTask")
+def _weekly_report(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = at_time(RUN_DATE, "16:59:00")  # the default trigger: Friday 16:55-17:05, scene time 16:59
+
+    def seed(phone: Phone) -> None:
+        phone.files.add(f"/Documents/{a['FILE_NAME']}", 0, start)  # an empty file, as `touch` makes it
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email was sent."
+        value, checks = 0.0, []
+        recipients = ",".join(mail.to).lower()
+        if a["TARGET_RECIPIENT"].lower() in recipients:
+            value += 0.4
+            checks.append(f"recipient=OK({recipients})")
+        else:
+            checks.append(f"recipient=WRONG(got={recipients})")
+        if any(a["FILE_NAME"] in name for name in attachment_names(phone, mail)):
+            value += 0.6
+            checks.append(f"attachment=OK({a['FILE_NAME']})")
+        else:
+            checks.append(f"attachment=MISSING({a['FILE_NAME']})")
+        return value, f"Email sent. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        subject = re.findall(r"'([^']+)'", cls.goal or "")[0]
+        return [open_app("Files"), Tap(text="Documents"), Tap(text=a["FILE_NAME"]), Tap(rid="share"),
+                Fill("to", a["TARGET_RECIPIENT"]), Fill("subject", subject), Tap(rid="send"), finish()]
+
+    return Spec(start, base(seed), score, plan)
+
+
+#: What the official media files show (the simulator's gallery shows a caption where the device shows the image).
+MEDIA_CAPTIONS: dict[str, tuple[str, bool]] = {
+    "imag0-2.jpeg": ("a green tree", False),
+    "image0-1.jpeg": ("a pile of fruit", False),
+    "image0-3.jpeg": ("potted succulents", False),
+    "image1.jpeg": ("a sunflower", True),
+    "image2.jpeg": ("a red rose", True),
+    "image3.jpeg": ("yellow chrysanthemums", True),
+    "image4.jpeg": ("a pink morning glory", True),
+}
+
+
+@spec("SharePhotosGeneralTask")
+def _share_photos(cls: OfficialClass) -> Spec:
+    address, text = cls.module_constants["EMAIL_ADDRESS"], cls.module_constants["EMAIL_TEXT"]
+    names: list[str] = []
+
+    def seed(phone: Phone) -> None:
+        # the official setup pushes every .png / .jpeg / .jpg of assets/ to /sdcard/Pictures
+        for i, (name, (caption, _)) in enumerate(sorted(MEDIA_CAPTIONS.items())):
+            phone.gallery.add(name, "Pictures", RUN_DATE - timedelta(minutes=10 - i), caption)
+        names[:] = sorted(MEDIA_CAPTIONS)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email sent."
+        to = ",".join(mail.to)
+        if not to.strip():
+            return 0.0, "Failure: Email recipient is empty."
+        if not mail.attachments:
+            return 0.0, "Failure: No image attachments found."
+        value, checks = 0.0, []
+        if address.lower() in to.lower() or "kevin" in to.lower():
+            value += 0.3
+            checks.append("recipient=OK")
+        else:
+            checks.append(f"recipient=WRONG({to})")
+        if text.lower() in mail.body.lower() or "picture" in mail.body.lower():
+            value += 0.2
+            checks.append("body_text=OK")
+        else:
+            checks.append("body_text=MISSING")
+        value += 0.5
+        checks.append(f"attachments={len(mail.attachments)}")
+        return value, f"Email sent. To: {to}. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        flowers = [n for n, (_, flower) in sorted(MEDIA_CAPTIONS.items()) if flower]
+        return [open_app("Gallery"), Tap(rid="select_mode"), *[Tap(contains=n) for n in flowers],
+                Tap(rid="share_selected"), Tap(rid="share_mail"), Fill("to", address), Fill("subject", "Flowers"),
+                Fill("body", text), Tap(rid="send"), finish()]
+
+    return Spec(RUN_DATE, base(seed), score, plan)
+
+
+@spec("SearchTopInfoGeneralTask")
+def _search_top(cls: OfficialClass) -> Spec:
+    kevin = cls.module_constants["KEVIN_EMAIL"]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(phone)
+        if mail is None:
+            return 0.0, "Failure: No email found."
+        to, subject, body = ",".join(mail.to).strip(), mail.subject.strip(), mail.body.strip()
+        if not to:
+            return 0.0, "Failure: Email recipient is empty."
+        if not subject and not body:
+            return 0.0, "Failure: Email subject and body are both empty."
+        value, checks = 0.0, []
+        if kevin.lower() in to.lower() or "kevin" in to.lower():
+            value += 0.4
+            checks.append("recipient=OK")
+        else:
+            checks.append(f"recipient=WRONG({to})")
+        if any(k in subject.lower() for k in ("ai", "artificial intelligence", "人工智能")):
+            value += 0.3
+            checks.append("subject=OK")
+        else:
+            checks.append(f"subject=MISSING_AI({subject})")
+        if len(body) > 20:
+            value += 0.3
+            checks.append("body=OK")
+        else:
+            checks.append("body=TOO_SHORT")
+        return value, f"Email sent. To: {to}. Subject: {subject}. Checks: {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Chrome"), Fill("url_bar", "tech.example.com"), enter(), open_app("Mail"),
+                Tap(rid="compose_button"), Fill("to", kevin), Fill("subject", "Recent AI news"),
+                Fill("body", "Here is the recent news in the AI field:\nHangzhou opens its first fully driverless bus "
+                             "line."), Tap(rid="send"), finish()]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("CommuteRoutingSunnyGeneralTask")
+def _sunny(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "route_keywords")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        plan_text = (trace.answer or "").strip()
+        if not plan_text:
+            return 0.0, "No travel plan provided by agent."
+        hits = sum(1 for k in keywords if k in plan_text.lower())
+        value = 1.0 if hits >= 3 else 0.5 if hits >= 1 else 0.2
+        return value, f"Route plan provided. Keyword hits: {hits}. Score: {value:.1f}. Plan: {plan_text[:100]}"
+
+    def plan(phone: Phone) -> list[Step]:
+        minutes = route_minutes(phone, CAMPUS, PARK, "bike")
+        return [*maps_plan(CAMPUS, PARK, "bike"),
+                answer(f"Cycling route from {CAMPUS} to {PARK}: about {minutes} min by bike.")]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("CommuteLateWithNoticeGeneralTask")
+def _late_notice(cls: OfficialClass) -> Spec:
+    keywords = list(cls.attributes["_LATE_KEYWORDS"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        value, checks = 0.0, []
+        if (trace.answer or "").strip():
+            value += 0.4
+            checks.append("route_plan=PROVIDED")
+        else:
+            checks.append("route_plan=MISSING")
+        posts = my_posts(phone, RUN_DATE)
+        if posts:
+            late = any(k in posts[-1].text.lower() for k in keywords)
+            value += 0.6 if late else 0.3
+            checks.append("mattermost_notice=OK" if late else "mattermost_notice=PARTIAL")
+        else:
+            checks.append("mattermost_notice=MISSING")
+        return value, f"Late commute + notice. {', '.join(checks)}. Score: {value:.1f}"
+
+    def plan(phone: Phone) -> list[Step]:
+        message = re.findall(r"'([^']+)'", cls.goal or "")[-1]
+        minutes = route_minutes(phone, CAMPUS, PARK, "drive")
+        return [*maps_plan(CAMPUS, PARK, "drive"), *chat_plan("Town Square", message),
+                answer(f"Fastest: drive from {CAMPUS} to {PARK}, about {minutes} min.")]
+
+    return Spec(RUN_DATE, base(), score, plan)
+
+
+@spec("SortFilesGeneralTask")
+def _sort_files(cls: OfficialClass) -> Spec:
+    specs = cls.attributes["FILE_SPECS"]
+    scores = {"modified_desc": 1.0, "modified_asc": 0.5}
+
+    def seed(phone: Phone) -> None:
+        phone.files.items = [f for f in phone.files.items if f.folder != "Download"]
+        for item in specs:
+            when = datetime.strptime(item["mtime"], "%Y%m%d%H%M.%S")
+            phone.files.add(f"/Download/{item['name']}", max(1, int(item["size"]) // 1024), when)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        order = phone.files.sort_order.get("Download", "name_asc")
+        value = scores.get(order, 0.0)
+        observed = [f.name for f in phone.files.listing("Download")]
+        return value, f"Selected sort option {order}. Observed files: {observed[:10]}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Files"), Tap(text="Download"), Tap(rid="sort_button"),
+                           Tap(rid="sort_modified_desc"), finish()])
+
+
+
+@spec("GalleryCleanupGeneralTask")
+def _gallery_cleanup(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    run = adb_time(a["TARGET_TIMESTAMP"])
+    days = int(a["OLDER_THAN_DAYS"])
+    names = [f"Screenshot_{i + 1}.png" for i in range(int(a["NUM_FILES"]))]
+
+    def seed(phone: Phone) -> None:
+        phone.gallery.photos = [p for p in phone.gallery.photos if p.album != "Screenshots"]
+        for i, name in enumerate(names):  # the first two are 17 days old, the last 2 days
+            phone.gallery.add(name, "Screenshots", run - timedelta(days=(days + 10) if i < 2 else 2), "A screenshot")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        left = [p for p in phone.gallery.photos if p.album == "Screenshots"]
+        if len(left) != 1:
+            return 0.0, f"Failure: Expected 1 file(s), found {len(left)}. Files: {[p.name for p in left]}"
+        for photo in left:
+            if (run - photo.taken).total_seconds() / 86400 > days:
+                return 0.0, f"Failure: Old screenshot '{photo.name}' still remains."
+        return 1.0, f"Success: Cleanup completed. Remaining: {len(left)} file(s)."
+
+    return Spec(run, base(seed), score,
+                lambda p: [open_app("Gallery"), Tap(rid="tab_Screenshots"), Tap(rid="select_mode"),
+                           *[Tap(contains=n) for n in names[:2]], Tap(rid="delete_selected"), Tap(rid="dialog_delete"),
+                           finish()])
+
+
+@spec("MastodonPrivacyDefaultGeneralTask")
+def _mastodon_public(cls: OfficialClass) -> Spec:
+    keywords = method_value(cls, "is_successful", "content_keywords")
+    text = cls.module_constants["POST_TEXT"]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mine = phone.mastodon.mine()
+        if not mine:
+            return 0.0, "No toot found for target user."
+        toot = mine[-1]
+        if not toot.text.strip():
+            return 0.0, "Toot has no text content."
+        value, checks = 0.0, []
+        if any(k in toot.text for k in keywords):
+            value += 0.6
+            checks.append("content=OK")
+        else:
+            value += 0.2
+            checks.append(f"content=PARTIAL('{toot.text[:50]}')")
+        if toot.visibility == "public":
+            value += 0.4
+            checks.append("visibility=public(OK)")
+        else:
+            checks.append(f"visibility={toot.visibility}(WRONG)")
+        return value, f"Toot posted. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: [open_app("Mastodon"), Tap(rid="compose_fab"), Fill("compose_text", text),
+                           Tap(rid="visibility_public"), Tap(rid="publish"), finish()])
+
+
+@spec("MorningPaperReadingGeneralTask")
+def _papers(cls: OfficialClass) -> Spec:
+    urls = list(cls.attributes["TARGET_URLS"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        visited = phone.chrome.history[-10:]
+        if not visited:
+            return 0.0, "Failure: No browsing history found."
+        text = " ".join(visited).lower()
+        missing = [u for u in urls if u.split("//", 1)[-1].split("/", 1)[0].removeprefix("www.") not in text]
+        if missing:
+            return 0.0, f"Failure: Did not visit: {missing}"
+        return 1.0, "Success: Both target websites were visited."
+
+    def plan(phone: Phone) -> list[Step]:
+        steps: list[Step] = [open_app("Chrome")]
+        for i, url in enumerate(urls):
+            steps += ([Tap(rid="url_clear")] if i else []) + [Fill("url_bar", url), enter()]
+        return [*steps, finish()]
+
+    def seed(phone: Phone) -> None:
+        phone.chrome.history = []  # pm clear
+
+    return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
+
+
+WEATHER_PAGE = "weather.example.com/hangzhou"
+
+
+def page_max_temperature(phone: Phone) -> float | None:
+    """The day's maximum on the simulator's weather page (it stands in for the official Open-Meteo query)."""
+    page = next((p for url, p in phone.chrome.pages.items() if WEATHER_PAGE in url), None)
+    found = re.findall(r"to (-?\d+)°C", " ".join(" ".join(b) for b in page.blocks)) if page is not None else []
+    return float(found[0]) if found else None
+
+
+@spec("MorningWeatherCheckGeneralTask")
+def _weather(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    tolerance = float(a["TEMP_TOLERANCE"])
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        text = (trace.answer or "").strip()
+        if not text:
+            return 0.0, "Failure: No weather answer provided."
+        if not any(k.lower() in text.lower() for k in a["WEATHER_KEYWORDS"]):
+            return 0.0, f"Failure: Answer lacks weather content: '{text[:80]}'"
+        reference = page_max_temperature(phone)
+        if reference is None:
+            return 1.0, f"Success: Weather keywords found (no reference temperature): '{text[:80]}'"
+        numbers = [float(x) for x in re.findall(r"-?\d+\.?\d*", text)]
+        if not numbers:
+            return 0.0, f"Failure: Weather keywords found but no temperature number: '{text[:80]}'"
+        if any(abs(n - reference) <= tolerance for n in numbers):
+            return 1.0, f"Success: Temperature matches the reference ({reference}±{tolerance}°C)."
+        return 0.0, f"Failure: Temperature mismatch: extracted {numbers}, reference={reference}°C."
+
+    def plan(phone: Phone) -> list[Step]:
+        return [open_app("Chrome"), Fill("url_bar", f"{a['CITY']} weather today"), enter(),
+                Tap(rid="link", contains=f"{a['CITY']} weather"),
+                answer(f"{a['CITY']} weather today: light rain, 8°C to {page_max_temperature(phone):.0f}°C.")]
+
+    def seed(phone: Phone) -> None:
+        phone.chrome.history = []
+
+    return Spec(at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
+
+
+@spec("PreMeetingPrepGeneralTask")
+def _pre_meeting(cls: OfficialClass) -> Spec:
+    a = cls.attributes
+    start = datetime.strptime(a["MEETING_START"], "%Y-%m-%d %H:%M:%S")
+    path = f"/Documents/{a['DOC_NAME']}"
+    notes = next((c.kwargs.get("description") for c in cls.calls("insert_calendar_event")), "") or ""
+
+    def seed(phone: Phone) -> None:
+        phone.files.add(path, 2048, start - timedelta(days=1), a["DOC_NAME"])
+        phone.calendar.add(a["MEETING_TITLE"], start, datetime.strptime(a["MEETING_END"], "%Y-%m-%d %H:%M:%S"),
+                           "Room A", notes)
+        phone.notify("Calendar", a["MEETING_TITLE"], f"{start:%H:%M} · Room A")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        route = phone.route
+        if route is not None and route.app == "docreader" and route.params.get("path", "").endswith(a["DOC_NAME"]):
+            return 1.0, f"Success: Document '{a['DOC_NAME']}' is open."
+        return 0.0, f"Failure: Document not opened. Current app: {route.app if route else 'home'}"
+
+    return Spec(datetime.strptime(a["SIMULATION_DATETIME"], "%Y-%m-%d %H:%M:%S"), base(seed), score,
+                lambda p: [open_app("Files"), Tap(text="Documents"), Tap(text=a["DOC_NAME"]), Tap(rid="open"),
+                           finish()])
+
+
+
+@spec("MastodonInterestBoostGeneralTask")
+def _interest_boost(cls: OfficialClass) -> Spec:
+    link = "https://mlweekly.example/vlm"  # the timeline is the project's (the official one lives in its server image)
+
+    def seed(phone: Phone) -> None:
+        phone.mastodon.add("ML Weekly", "@mlweekly", "A new open-source vision-language model tops the leaderboard. "
+                           f"Paper and code: {link} #MachineLearning", RUN_DATE - timedelta(hours=1))
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = my_posts(phone, RUN_DATE)
+        if not posts:
+            return 0.0, "No message found on Mattermost after task init."
+        post = posts[-1]
+        value, checks = 0.0, []
+        if post.text.strip():
+            value += 0.5
+            checks.append("message_sent=OK")
+        else:
+            checks.append("message_sent=EMPTY")
+        if "town" in post.channel.lower() or "square" in post.channel.lower():
+            value += 0.3
+            checks.append(f"channel={post.channel}(OK)")
+        else:
+            value += 0.1
+            checks.append(f"channel={post.channel}(WRONG)")
+        if re.search(r"https?://", post.text):
+            value += 0.2
+            checks.append("has_link=OK")
+        else:
+            checks.append("has_link=NO")
+        return value, f"Mattermost forwarding. {', '.join(checks)}. Score: {value:.1f}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Mastodon"), Tap(contains="vision-language"),
+                           *chat_plan("Town Square", f"AI news from my timeline: {link}"), finish()])
+
+
+@spec("MastodonSharePhotosGeneralTask")
+def _share_to_mastodon(cls: OfficialClass) -> Spec:
+    image = "hugginggpt.jpg"  # DEFAULT_SHARE_IMAGE: cache/users/aiden_lin/mastodon_share/hugginggpt.jpg of the release
+
+    def seed(phone: Phone) -> None:
+        phone.gallery.add(image, "Pictures", RUN_DATE - timedelta(minutes=5), "the provided photo")
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        mine = phone.mastodon.mine()
+        if not mine:
+            return 0.0, "No toot found for target user."
+        toot = mine[-1]
+        media = [phone.gallery.get(m) for m in toot.media]
+        image_ok = any(p is not None and p.name == image for p in media)
+        caption = len(toot.text.strip()) > 3
+        value = 1.0 if image_ok and caption else 0.0
+        return value, (f"Image: {'ok' if image_ok else 'failed'}. Caption: '{toot.text[:60]}' "
+                       f"(has_caption={caption}). Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: [open_app("Gallery"), Tap(contains=image), Tap(rid="share"), Tap(rid="share_mastodon"),
+                           Fill("compose_text", quoted(cls.goal or "")), Tap(rid="publish"), finish()])
+
+
+def delivery_of(goal: str) -> tuple[str, str, str]:
+    """(receiver, phone, address) as the official goal states them."""
+    receiver = re.findall(r"收件人填'([^']+)'", goal)
+    number = re.findall(r"电话填\s*(\d+)", goal)
+    address = re.findall(r"(?:送到|地址填)([^，。]+)", goal)
+    return (receiver[0] if receiver else "", number[0] if number else "", address[-1].strip() if address else "")
+
+
+def food_plan(app: str, shop: str, dish: str, goal: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(goal)
+    fills = [Fill("receiver_name", receiver or "张伟"), Fill("receiver_phone", number or "13800138000"),
+             Fill("receiver_address", address)]
+    return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), *[Tap(text=o) for o in options],
+            Tap(rid="add_to_basket"), Tap(rid="basket_button"), *fills,
+            *([Fill("order_note", note)] if note else []), Tap(rid="place_order"), finish()]
+
+
+def rename_dish(phone: Phone, app: str, did: str, name: str) -> None:
+    """Give a seeded dish the name the official catalog has (the name the official check reads)."""
+    for shop in phone.food(app).restaurants:
+        for dish in shop.dishes:
+            if dish.did == did:
+                dish.name = name
+
+
+def latest_food_order(phone: Phone) -> tuple[str, Any]:
+    """The latest order of the first delivery app (chilemei, then tuantuan) that has one, as the official check
+    reads the callbacks."""
+    for app in ("chilemei", "tuantuan"):
+        orders = phone.food(app).orders
+        if orders:
+            return app, orders[-1]
+    return "", None
+
+
+def order_dishes(phone: Phone, app: str, order: Any) -> list[tuple[str, int]]:
+    food = phone.food(app)
+    names = []
+    for item in order.items:
+        dish = food.dish(item.sid, item.did)
+        names.append((dish.name if dish else item.did, item.quantity))
+    return names
+
+
+ADDRESSES = ("杭州市西湖区文三路 478 号浙大科技园", "杭州市西湖区文三路478号浙大科技园")
+
+
+@spec("OrderLunchFirstTimeGeneralTask")
+def _first_lunch(cls: OfficialClass) -> Spec:
+    dish_name = "鱼香肉丝"  # the official check's exact food name
+
+    def seed(phone: Phone) -> None:
+        rename_dish(phone, "chilemei", "yuxiang_rice", dish_name)
+        rename_dish(phone, "tuantuan", "yuxiang_rice", dish_name)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "Failure: No delivery order callback found."
+        foods = order_dishes(phone, app, order)
+        if not foods:
+            return 0.0, "Failure: No food items found in order callback."
+        ok = (app == "chilemei" and len(foods) == 1 and foods[0][0] == dish_name and order.name == "张伟"
+              and order.phone == "13800138000" and order.address in ADDRESSES)
+        value = 1.0 if ok else 0.0
+        return value, (f"Lunch order placed via {app}. Ordered food: {[f[0] for f in foods]}. Receiver: {order.name}, "
+                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or ""))
+
+
+@spec("TakeoutRemarkGeneralTask")
+def _takeout_remark(cls: OfficialClass) -> Spec:
+    remark = cls.module_constants["EXPECTED_REMARK"]
+    dish_name = "宫保鸡丁盖饭"
+
+    def normalize(text: str) -> str:
+        return text.replace(" ", "").replace(",", "，")
+
+    def seed(phone: Phone) -> None:
+        rename_dish(phone, "chilemei", "kungpao_rice", dish_name)
+        rename_dish(phone, "tuantuan", "kungpao_rice", dish_name)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "No order callback found."
+        foods = order_dishes(phone, app, order)
+        checks = []
+        target = next((f for f in foods if "宫保鸡丁" in f[0]), None)
+        checks.append("food=OK" if target and target[1] == 1 else f"food=FAIL(got: {[f[0] for f in foods]})")
+        checks.append("remark=OK" if normalize(order.note) == normalize(remark) else f"remark=FAIL(got: {order.note[:40]})")
+        address = order.address.replace(" ", "")
+        hits = sum(1 for f in ("西湖区", "文三路", "478", "浙大科技园") if f in address)
+        checks.append(f"address={'OK' if hits >= 3 else 'FAIL'}({hits}/4)")
+        value = 1.0 if all(c.split("=")[1].startswith("OK") for c in checks) else 0.0
+        return value, f"{', '.join(checks)}. Score: {value}"
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or "", note=remark))
+
+
+@spec("OrderLunchTradeoffGeneralTask")
+def _lunch_tradeoff(cls: OfficialClass) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_food_order(phone)
+        if order is None:
+            return 0.0, "Failure: No delivery order callback found."
+        if not order.items:
+            return 0.0, "Failure: No food items found in order callback."
+        ok = (order.total <= 30.0 and order.name == "张伟" and order.phone == "13800138000"
+              and order.address in ADDRESSES)
+        value = 1.0 if ok else 0.0
+        return value, (f"Lunch order placed via {app}. Total price: {order.total:.1f} yuan. Receiver: {order.name}, "
+                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls.goal or ""))
+
+
+
+def latest_shop_order(phone: Phone) -> tuple[str, Any]:
+    """The latest order of Taodian, else jingdian, as the official check reads the order callbacks."""
+    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
+        orders = phone.shop(key).orders
+        if orders:
+            return label, orders[-1]
+    return "", None
+
+
+def address_info(order: Any) -> dict[str, str]:
+    """The official order callback's ``address_info`` from the simulator's one-line address: province / city / area
+    split on 省 / 市 / 区 (the official app picks the region; 杭州市 lies in 浙江省), the rest as ``addr``."""
+    found = re.match(r"^(?P<province>[^省]+省)?(?P<city>[^市]+市)?(?P<area>[^区县]+[区县])?(?P<addr>.*)$",
+                     order.address.strip())
+    parts = {k: (v or "").strip() for k, v in (found.groupdict() if found else {}).items()}
+    if not parts.get("province") and parts.get("city") == "杭州市":
+        parts["province"] = "浙江省"
+    return {"receiver": order.name, "mobile": order.phone, **parts}
+
+
+def product_info(phone: Phone, app: str, order: Any) -> list[dict[str, Any]]:
+    shop = phone.shop("taodian" if app == "Taodian" else "jingdian")
+    out = []
+    for item in order.items:
+        product = shop.product(item.pid)
+        out.append({"prodName": product.title if product else item.pid, "skuName": " ".join(item.options.values()),
+                    "price": product.price if product else 0.0})
+    return out
+
+
+def official_address_ok(info: dict[str, str]) -> bool:
+    return (info.get("province") == "浙江省" and info.get("city") == "杭州市" and info.get("area") == "西湖区"
+            and info.get("addr") in ("文三路 478 号浙大科技园", "文三路478号浙大科技园"))
+
+
+def retitle(phone: Phone, pid: str, title: str, options: dict[str, list[str]] | None = None) -> None:
+    """Give a seeded product the name (and SKUs) the official catalog has, in both shops."""
+    for key in ("taodian", "jingdian"):
+        product = phone.shop(key).product(pid)
+        if product is not None:
+            product.title = title
+            if options is not None:
+                product.options = options
+
+
+def shop_plan(goal: str, search: str, title: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(goal)
+    steps: list[Step] = [open_app("Taodian"), Fill("search_input", search), Tap(rid="search_button"), Tap(text=title)]
+    steps += [Tap(rid=f"option_{o}") for o in options]
+    steps += [Tap(rid="buy_now"), Fill("receiver_name", receiver), Fill("receiver_phone", number),
+              Fill("receiver_address", address)]
+    if note:
+        steps.append(Fill("order_note", note))
+    return [*steps, Tap(rid="submit_order"), finish()]
+
+
+#: Product names as the official checks read them (the official catalog is in the official app image, not in the
+#: release): they carry the words those checks look for.
+COLA, SOFA, SNEAKERS = "无糖可乐 罐装 330ml×24", "三人位布艺沙发 灰色", "经典白色帆布运动鞋"
+
+
+@spec("BuyColaGeneralTask")
+def _buy_cola(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "cola_zero_24", COLA, {"sku": ["整箱", "半箱"]})
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        name, sku, info = items[0]["prodName"], items[0]["skuName"], address_info(order)
+        hits = sum(1 for k in ("无糖", "可乐", "罐装") if k in name.lower())
+        ok = (app == "Taodian" and hits == 3 and "整箱" in sku and info["receiver"] == "张伟"
+              and info["mobile"] == "13800138000" and official_address_ok(info))
+        value = 1.0 if ok else 0.0
+        return value, (f"Order placed via {app}. Item: {name}, SKU: {sku}. Receiver: {info['receiver']}, Mobile: "
+                       f"{info['mobile']}. Address: {info.get('province')}+{info.get('city')}+{info.get('area')}+"
+                       f"{info.get('addr')}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls.goal or "", "可乐", COLA, ("sku=整箱",)))
+
+
+@spec("BuyComputerGeneralTask")
+def _buy_computer(cls: OfficialClass) -> Spec:
+    c = cls.module_constants
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "No order callback found."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Empty product info."
+        name, price = items[0]["prodName"].lower(), float(items[0]["price"])
+        checks = ["product=OK" if "macbook" in name and "pro" in name else f"product=FAIL(got: {items[0]['prodName']})",
+                  f"budget=OK({price})" if 0 < price <= c["BUDGET"] else f"budget=FAIL(price={price})",
+                  "receiver=OK" if order.name.replace(" ", "") == c["EXPECTED_RECEIVER"] else "receiver=FAIL",
+                  "phone=OK" if order.phone.replace(" ", "") == c["EXPECTED_PHONE"] else "phone=FAIL",
+                  "address=OK" if order.address.replace(" ", "") == c["EXPECTED_ADDRESS"] else "address=FAIL"]
+        value = 1.0 if all(x.split("=")[1].startswith("OK") for x in checks) else 0.0
+        return value, f"{', '.join(checks)}. Score: {value}"
+
+    return Spec(RUN_DATE, base(), score,
+                lambda p: shop_plan(cls.goal or "", "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
+
+
+@spec("NoteTheCourierGeneralTask")
+def _courier(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "sofa_fabric_3", SOFA)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        info, name = address_info(order), items[0]["prodName"]
+        sofa = any(k in name.lower() for k in ("沙发", "sofa"))
+        courier = any(k in order.note.lower() for k in ("顺丰", "sf", "shunfeng"))
+        value = (0.1 * (info["receiver"] == "张伟") + 0.1 * (info["mobile"] == "13800138000")
+                 + 0.1 * official_address_ok(info) + 0.2 * (app == "Taodian") + 0.2 * sofa + 0.3 * courier)
+        return round(value, 4), (f"Order placed via {app}. Item: {name} (sofa={sofa}). Receiver: {info['receiver']}, "
+                                 f"Mobile: {info['mobile']}. Courier note: {courier}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: shop_plan(cls.goal or "", "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
+
+
+@spec("SearchWhiteSneakersCheckoutGeneralTask")
+def _sneakers(cls: OfficialClass) -> Spec:
+    def seed(phone: Phone) -> None:
+        retitle(phone, "sneakers_white", SNEAKERS)
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(phone)
+        if order is None:
+            return 0.0, "Failure: No order callback found in Taodian or jingdian."
+        items = product_info(phone, app, order)
+        if not items:
+            return 0.0, "Failure: Empty product info."
+        info = address_info(order)
+        combined = f"{items[0]['prodName']} {items[0]['skuName']}".lower()
+        white = "白" in combined or "white" in combined
+        shoe = "鞋" in combined or "运动" in combined or "sneaker" in combined
+        size = "42" in combined
+        value = (0.1 * (info["receiver"] == "张伟") + 0.1 * (info["mobile"] == "13800138000")
+                 + 0.1 * official_address_ok(info) + 0.2 * (app == "Taodian") + 0.1 * white + 0.2 * shoe + 0.2 * size)
+        return round(value, 4), (f"Order placed via {app}. Item: {combined}. White: {white}, Shoe: {shoe}, "
+                                 f"Size 42: {size}. Score: {value:.1f}")
+
+    return Spec(RUN_DATE, base(seed), score,
+                lambda p: shop_plan(cls.goal or "", "运动鞋", SNEAKERS, ("size=42",)))
+
+
+
+# ----------------------------------------------------------------------------------------------- judged commutes
+#: What the deterministic stand-in of the two commute judges looks for (the official rubric: the plan's main mode).
+TAXI_WORDS = ("taxi", "cab", "ride-hailing", "didi", "打车", "出租", "网约车", "滴滴")
+TRANSIT_WORDS = ("metro", "subway", "bus", "transit", "地铁", "公交")
+OPEN_AIR_WORDS = ("walk", "cycl", "bike", "步行", "骑行", "骑车", "自行车")
+
+
+def judge_messages(cls: OfficialClass, method: str, plan_text: str) -> list[dict[str, str]]:
+    """The official judge's chat messages for ``plan_text`` (prompt strings read from the release)."""
+    found = cls.method(method)
+    prompt = found.templates.get("eval_prompt", "{agent_plan}").replace("{agent_plan}", plan_text)
+    return [{"role": m["role"], "content": m["content"].replace("{eval_prompt}", prompt)} for m in found.messages]
+
+
+def parse_judge_reply(text: str) -> float | None:
+    """The official parsing: ``<score>x</score>``, else the last number in the reply; clamped to [0, 1]."""
+    tagged = re.search(r"<score>(.*?)</score>", text, re.DOTALL)
+    raw = tagged.group(1).strip() if tagged else (re.findall(r"(\d+(?:\.\d+)?)", text) or [None])[-1]
+    try:
+        return None if raw is None else min(max(float(raw), 0.0), 1.0)
+    except ValueError:
+        return None
+
+
+def fallback_verdict(plan_text: str, bad_words: tuple[str, ...], good_words: tuple[str, ...]) -> float:
+    """Deterministic stand-in: 1.0 if the plan names a good mode, else 0.0 (a plan naming only bad modes, or none,
+    fails as the rubric says)."""
+    lower = plan_text.lower()
+    return 1.0 if any(w in lower for w in good_words) else 0.0 if any(w in lower for w in bad_words) else 0.0
+
+
+def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str, bad: tuple[str, ...],
+            good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
+    judge = options.get("judge", "fallback")
+    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        plan_text = (trace.answer or "").strip()
+        if not plan_text:
+            return 0.0, "No travel plan provided by agent."
+        if judge == "llm":
+            from personal_envs.llm.client import ChatClient, LLMError
+
+            try:
+                reply = ChatClient().chat(judge_messages(cls, method, plan_text), temperature=0.0, max_tokens=512)
+            except LLMError as exc:  # visible, never a silent 0.5
+                return 0.0, f"{label} judge error: {exc}"
+            value = parse_judge_reply(reply.content)
+            if value is None:
+                return 0.0, f"{label} judge error: no score in the reply"
+            return value, f"{label} judge (llm): {value:.2f}. Plan: {plan_text[:120]}"
+        value = fallback_verdict(plan_text, bad, good)
+        return value, f"{label} judge (deterministic fallback, not the official LLM judge): {value:.2f}. " \
+                      f"Plan: {plan_text[:120]}"
+
+    return Spec(start, project.seed, score, project.planner)
+
+
+JUDGED: dict[str, Callable[[OfficialClass, dict[str, Any]], Spec]] = {
+    "CommuteLateNightGeneralTask": lambda cls, options: _judged(
+        cls, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
+        at_time(RUN_DATE, "23:30:00")),
+    "CommuteRoutingBadWeatherGeneralTask": lambda cls, options: _judged(
+        cls, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
+        "rainy_commute", RUN_DATE),
+}
+
+
+
+# ----------------------------------------------------------------------------------------------- cart deletions
+#: Official cart class -> (the project's cart task whose cart is seeded, the product ids the task deletes).  The
+#: official cart (product ids 1-22 of the official mall image) is not in the release; the check is the official one:
+#: the last "delete selected" callback must delete exactly these and leave exactly the rest.
+CART_TASKS: dict[str, tuple[str, frozenset[str]]] = {
+    "CartManagementGeneralTask": ("cart_remove_sportswear", frozenset({"jacket_run", "shorts_basket", "leggings_yoga"})),
+    "DeleteItemOverBudgetGeneralTask": ("cart_remove_over_140", frozenset({"sweater_cashmere", "jacket_denim"})),
+    "DeleteItemsGeneralTask": ("cart_remove_electronics", frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
+}
+
+
+def last_deletion(phone: Phone) -> tuple[str, list[str], list[str]] | None:
+    """The latest cart deletion of Taodian, else jingdian: (app, deleted ids, cart ids before)."""
+    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
+        deletions = phone.shop(key).deletions
+        if deletions:
+            deleted, before = deletions[-1]
+            return label, deleted, before
+    return None
+
+
+def _cart(cls: OfficialClass) -> Spec:
+    project_id, delete = CART_TASKS[cls.name]
+    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
+    fresh = Phone(now=project.start)
+    project.seed(fresh)
+    expected_left = {item.pid for item in fresh.shop("taodian").cart} - delete
+
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        found = last_deletion(phone)
+        if found is None:
+            return 0.0, "Failure: No cart deletion callback found in Taodian or jingdian."
+        app, deleted, before = found
+        if not deleted:
+            return 0.0, "Failure: No items were selected for deletion."
+        if not before:
+            return 0.0, "Failure: Callback is missing current cart items."
+        if set(deleted) != delete:
+            return 0.0, f"Failure: Deleted product ids do not match. Expected {sorted(delete)}, got {sorted(deleted)}."
+        left = set(before) - set(deleted)
+        if left != expected_left:
+            return 0.0, f"Failure: Remaining cart items do not match. Expected {sorted(expected_left)}, got {sorted(left)}."
+        return 1.0, f"Cart deletion executed via {app}. Deleted the expected items {sorted(deleted)}."
+
+    def plan(phone: Phone) -> list[Step]:
+        titles = [p.title for pid in sorted(delete) if (p := phone.shop("taodian").product(pid)) is not None]
+        return [open_app("Taodian"), Tap(rid="cart_button"), *[Tap(rid="select_item", near=t) for t in titles],
+                Tap(rid="delete_selected_items"), finish()]
+
+    return Spec(project.start, project.seed, score, plan)
+
+
+for _name in CART_TASKS:
+    OFFICIAL_CHECKS[_name] = _cart
+
+
+# ----------------------------------------------------------------------------------------------- approximations
+#: Official class -> the project's closest general task (world, checks and oracle of the project).
+APPROXIMATED: dict[str, str] = {}
+
+
+def _approximation(project: GeneralTask) -> Spec:
+    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+        verdict = project.verify(phone, trace)
+        return verdict.score, f"(project check, not the official one) {verdict.reason}"
+
+    return Spec(project.start, project.seed, score, project.planner)
+
+
+@official_task(*OFFICIAL_CHECKS, *JUDGED, *APPROXIMATED)
+def build(ctx: BuildContext) -> PhoneTask:
+    """An official general task on the simulator."""
+    cls = ctx.cls
+    project = {t.task_id: t for t in PROJECT_TASKS}
+    if cls.name in OFFICIAL_CHECKS:
+        made, exact = OFFICIAL_CHECKS[cls.name](cls), True
+    elif cls.name in JUDGED:
+        made, exact = JUDGED[cls.name](cls, ctx.options), ctx.options.get("judge") == "llm"
+    else:
+        made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
+    return OfficialGeneralTask(cls, made, exact)

@@ -45,3 +45,16 @@ def test_the_llm_user_gets_the_official_prompt_dialogue_and_sampling() -> None:
     assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "user"]
     assert second["messages"][2]["content"].endswith("<decision>reject</decision>")
     assert reward == 1.0  # the habit applies, the user rejected, the agent respected it
+
+
+def test_the_llm_policy_keeps_the_start_and_the_end_of_a_long_official_goal() -> None:
+    from personal_envs.knowu.official.registry import build_variant
+    from personal_envs.knowu.official.release import find_release
+    from personal_envs.llm.prompt import TokenCounter, render_fields
+
+    release = find_release(str(ANCHORS))
+    goal = build_variant("WeekendSleeperTask@user", release).instruction
+    out = render_fields({"instruction": goal}, TokenCounter(None, "estimate"), {"instruction": 600})[0]
+    assert len(out) < 3000 and out.startswith("## instruction\n### USER ACTIVITY LOGS")
+    assert out.rstrip().endswith(goal.rstrip()[-200:])  # the official instruction at the end survives
+    assert "characters in the middle not shown]" in out

@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("env", nargs="?", default=None, help="env id (default: the three KnowU ids)")
     tasks.add_argument("--data-dir", default=None, help="official release directory (default: found as the env finds it)")
 
+    knowu = commands.add_parser("knowu", help="KnowU-Bench tools")
+    knowu_commands = knowu.add_subparsers(dest="knowu_command", required=True)
+    table = knowu_commands.add_parser("table", help="merge results files (any splits) and print the paper's tables")
+    table.add_argument("results", nargs="+", help="results JSONL files of KnowU runs")
     data = commands.add_parser("data", help="manage official benchmark data")
     data_commands = data.add_subparsers(dest="data_command", required=True)
     fetch = data_commands.add_parser("fetch", help="download a benchmark's official files into the cache")
@@ -113,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from personal_envs.trajectories.commands import plot_command
 
         return plot_command(args)
+    if args.command == "knowu":
+        from personal_envs.knowu.official.paper_metrics import table_command
+
+        return table_command(args.results)
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 

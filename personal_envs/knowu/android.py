@@ -11,7 +11,9 @@ unavailable instead of a score.
 
 from __future__ import annotations
 
+import base64
 import time
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -59,7 +61,8 @@ def connect(serial: str | None) -> Any:
     return device
 
 
-def translate(name: str, args: dict[str, Any], device_size: tuple[int, int]) -> list[Call]:
+def translate(name: str, args: dict[str, Any], device_size: tuple[int, int],
+              packages: Mapping[str, str] | None = None, adb_keyboard: bool = False) -> list[Call]:
     """The uiautomator2 calls (method, args, kwargs) that perform a device action on a device of ``device_size``.
 
     Raises:
@@ -90,6 +93,9 @@ def translate(name: str, args: dict[str, Any], device_size: tuple[int, int]) -> 
         (x0, y0), (x1, y1) = SCROLL_SWIPES[direction]
         return [("swipe", (*point(x0, y0), *point(x1, y1)), {"duration": 0.3})]
     if name == "input_text":
+        if adb_keyboard:  # the official route: ADB keyboard broadcast, no focused field needed
+            encoded = base64.b64encode(str(args["text"]).encode("utf-8")).decode("ascii")
+            return [("shell", (f"am broadcast -a ADB_INPUT_B64 --es msg {encoded}",), {})]
         return [("send_keys", (str(args["text"]),), {"clear": False})]
     if name == "keyboard_enter":
         return [("press", ("enter",), {})]
@@ -99,6 +105,11 @@ def translate(name: str, args: dict[str, Any], device_size: tuple[int, int]) -> 
         return [("press", ("back",), {})]
     if name == "open_app":
         app = str(args["app_name"]).strip()
+        if packages is not None:  # an official task set: only the official image's packages
+            package = packages.get(app.lower())
+            if package is None:
+                raise ActionError(f"no app called {app!r} on the official image; apps: {', '.join(sorted(packages))}")
+            return [("app_start", (package,), {})]
         package = PACKAGES.get(app.lower())
         if package is None:
             raise ActionError(f"no app called {app!r} is known; apps: {', '.join(c.label for c in app_classes())}")
@@ -131,7 +142,12 @@ class AndroidBackend:
     verifiable = False
 
     def __init__(self, serial: str | None = None, screenshot_scale: float = 1 / 3, device: Any = None,
-                 wait_seconds: float = 1.0) -> None:
+                 wait_seconds: float = 1.0, packages: Mapping[str, str] | None = None,
+                 adb_keyboard: bool = False) -> None:
+        #: Official app packages (lower-case name -> package) when an official task set runs, else ``None``.
+        self.packages = dict(packages) if packages is not None else None
+        #: Type through the ADB keyboard broadcast (the official route) instead of the focused field.
+        self.adb_keyboard = adb_keyboard
         self.serial = serial
         self.scale = screenshot_scale
         self._device = device
@@ -167,9 +183,9 @@ class AndroidBackend:
 
     def execute(self, name: str, args: dict[str, Any]) -> None:
         """Translate and run one device action."""
-        if name == "input_text" and not self._has_focused_field():
+        if name == "input_text" and not self.adb_keyboard and not self._has_focused_field():
             raise ActionError("no text field is focused; tap a text field first, then call input_text")
-        calls = translate(name, args, self.device_size())
+        calls = translate(name, args, self.device_size(), self.packages, self.adb_keyboard)
         if name == "wait":
             time.sleep(self.wait_seconds)
         for method, call_args, kwargs in calls:

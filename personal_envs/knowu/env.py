@@ -84,6 +84,21 @@ def make_backend(
     raise ValueError(f"backend must be 'sim' or 'android', got {backend!r}")
 
 
+def paper_preset(protocol: str | None, log_source: str, memory: str, screenshot: bool,
+                 ui_hierarchy: bool | None) -> dict[str, Any]:
+    """The settings of ``protocol``: ``None`` keeps the arguments; ``"paper"`` is the paper's main setting (noisy
+    logs with all memory or the official RAG, the screenshot observation without the UI hierarchy unless
+    ``ui_hierarchy=True``).  With a release, the official variants already use the official goal framing."""
+    if protocol is None:
+        return {"log_source": log_source, "screenshot": screenshot,
+                "ui_hierarchy": True if ui_hierarchy is None else ui_hierarchy}
+    if protocol != "paper":
+        raise ValueError(f"protocol must be None or 'paper', got {protocol!r}")
+    if memory not in ("all", "rag"):
+        raise ValueError(f"memory must be 'all' or 'rag', got {memory!r}")
+    return {"log_source": "noise", "screenshot": True, "ui_hierarchy": bool(ui_hierarchy)}
+
+
 class KnowUEnv(PersonalEnv):
     """KnowU-Bench on a phone.
 
@@ -114,6 +129,9 @@ class KnowUEnv(PersonalEnv):
         share_browser: Use the process-wide Chromium instead of one per env (``close`` then leaves it running).
         max_steps: Step limit (50 in the paper).
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        protocol: ``"paper"``: the paper's main setting (``log_source="noise"``, the given ``memory``, screenshot
+            observations, ``ui_xml`` empty unless ``ui_hierarchy=True``); ``None``: the arguments as given.
+        ui_hierarchy: Include the UI hierarchy in ``ui_xml`` (default True; False under ``protocol="paper"``).
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
@@ -150,8 +168,15 @@ class KnowUEnv(PersonalEnv):
         render_mode: str | None = None,
         tasks: Sequence[PhoneTask] | None = None,
         task_set: str | None = None,
+        protocol: str | None = None,
+        ui_hierarchy: bool | None = None,
     ) -> None:
         super().__init__(KNOWU_ACTIONS, max_steps, render_mode=None)
+        preset = paper_preset(protocol, log_source, memory, screenshot, ui_hierarchy)
+        log_source, screenshot = preset["log_source"], preset["screenshot"]
+        #: Whether observations carry the UI hierarchy (``ui_xml``; the official agents get the screenshot only).
+        self.ui_hierarchy: bool = preset["ui_hierarchy"]
+        self.protocol = protocol
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
@@ -195,6 +220,14 @@ class KnowUEnv(PersonalEnv):
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
         self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser)
+        if backend == "android" and official is not None:  # the official image's packages and keyboard route
+            from personal_envs.knowu.official.android_apps import official_packages
+            from personal_envs.knowu.official.release import find_release
+
+            release = find_release(data_dir)
+            if release is not None:
+                self.backend.packages = official_packages(str(release.root))  # type: ignore[attr-defined]
+                self.backend.adb_keyboard = True  # type: ignore[attr-defined]
         if isinstance(user, str) and user not in USER_KINDS:
             raise ValueError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
@@ -253,7 +286,7 @@ class KnowUEnv(PersonalEnv):
         )
         obs: dict[str, Any] = {
             "instruction": self.task.instruction,
-            "ui_xml": xml[:MAX_XML_CHARS],
+            "ui_xml": xml[:MAX_XML_CHARS] if self.ui_hierarchy else "",
             "context": context_text[:MAX_ERROR_CHARS],
             "logs": self.task.agent_logs()[:MAX_TEXT_CHARS],
             "user_reply": self.user_reply[:MAX_TEXT_CHARS],
@@ -297,6 +330,9 @@ class KnowUEnv(PersonalEnv):
         """The episode's simulated user: an installed one, a kind by name, or the task's default."""
         if isinstance(self._custom_user, SimulatedUser):
             return self._custom_user
+        user_of_kind = getattr(self.task, "user_of_kind", None)
+        if isinstance(self._custom_user, str) and callable(user_of_kind):  # official routines: official protocol
+            return user_of_kind(self._custom_user)
         if self.task.split != "general" and isinstance(self._custom_user, str):
             from personal_envs.knowu.users import make_user
 

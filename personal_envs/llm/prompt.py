@@ -32,6 +32,9 @@ OBSERVATION_FIELDS: tuple[str, ...] = (
 PINNED_FIELDS: tuple[str, ...] = ("instruction", "context", "logs")
 #: Fields whose newest content is at the end, so a cut keeps their tail.
 TAIL_FIELDS: frozenset[str] = frozenset({"logs", "dialogue", "history"})
+#: Fields whose start and end both matter (KnowU's official goal: the logs first, the instruction last), so a cut
+#: keeps a third of the budget from the start and the rest from the end, and names what the middle left out.
+HEAD_TAIL_FIELDS: frozenset[str] = frozenset({"instruction"})
 
 #: Tokens of each field in the current observation.
 DEFAULT_FIELD_TOKENS: dict[str, int] = {
@@ -154,6 +157,12 @@ def render_fields(
         if not text:
             continue
         budget = max(16, int(budgets.get(key, default_budget) * scale))
+        if key in HEAD_TAIL_FIELDS and counter.count(text) > budget:
+            head = counter.cut(text, max(8, budget // 3)).rsplit("\n", 1)[0]
+            tail = counter.cut(text, budget - budget // 3, keep_tail=True).split("\n", 1)[-1]
+            left_out = max(0, len(text) - len(head) - len(tail))
+            sections.append(f"## {key}\n{head}\n…[{left_out} characters in the middle not shown]\n{tail}")
+            continue
         sections.append(f"## {key}\n{counter.cut(text, budget, keep_tail=key in TAIL_FIELDS)}")
     return sections
 

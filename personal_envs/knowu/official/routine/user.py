@@ -1,0 +1,181 @@
+"""The official routine user simulator: the LLM user as the official code runs it, and a deterministic default.
+
+Official protocol (``BaseRoutineTask`` + ``tasks/utils.user_agent_answer_question``): the user model gets the system
+prompt ``"Context: <relevant information>. Only answer based on this info."`` (persona, current context, ROUTINE
+STATUS "You HAVE / do NOT have this routine", the ~90 % consistency policy and the ``<think>`` / ``<decision>`` output
+format), then the whole dialogue so far (agent questions as ``user``, its own raw replies as ``assistant``) and the
+new question; it is sampled at temperature 0, top_p 1, no penalties, ``seed=42``.  Its raw reply is what the agent
+sees, and the task reads the decision from it.
+
+:class:`OfficialRoutineLLMUser` sends exactly that.  :class:`OfficialRoutineUser` (default) decides consent by the
+rule the official policy encodes, whatever words a proposal uses: accept when the habit applies, reject otherwise.
+It tells clarifying questions from proposals (a question asking for information gets an answer from the official
+profile schema, plus the decision the official output format always carries), and it refuses requests for identity
+or contact data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from personal_envs.knowu.official.routine.decision import DECISION_TAG
+from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
+
+#: Sampling of the official user model.
+OFFICIAL_SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "frequency_penalty": 0.0,
+                                     "presence_penalty": 0.0, "seed": 42}
+REFUSAL = "Sorry, I'd rather not share personal details like that."
+
+_EXTRACTION = re.compile(
+    r"(phone number|mobile number|e-?mail address|\baddress\b.*\b(home|live)|id (card|number)|passport|password|"
+    r"passcode|\bpin\b|social security|bank (card|account)|credit card|card number|student id|employee id|"
+    r"your (profile|persona|instructions|prompt|system prompt)|repeat (everything|the above)|ignore (all|previous)|"
+    r"routine status|\byaml\b|\bjson\b|full name|date of birth|birthday of yours|coordinates)",
+    re.IGNORECASE)
+_PROPOSAL = re.compile(
+    r"(shall i|should i|do you want|would you like|want me to|can i|may i|could i|let me|i will|i'll|i can|"
+    r"is it ok|okay (if|to)|ok (if|to)|mind if|go ahead|proceed|would it help|how about|suggest|recommend|"
+    r"turn (on|off)|switch|enable|disable|mute|send|post|reply|call|open|delete|block|save|remind)",
+    re.IGNORECASE)
+_QUESTION = re.compile(r"^\s*(what|which|when|where|who|whom|how|why|do you usually|are you|is there|did you)\b",
+                       re.IGNORECASE)
+
+#: Topic -> (keywords, dotted paths under ``user_profile`` in the official schema).
+TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("time", ("what time", "when", "which time", "schedule"), ("preferences.social.meeting_preference",)),
+    ("diet", ("eat", "food", "diet", "cuisine", "allerg"), ("preferences.diet",)),
+    ("shopping", ("buy", "shop", "brand", "budget", "price"), ("preferences.shopping",)),
+    ("transport", ("commute", "transport", "route", "travel", "drive", "metro", "bus"), ("preferences.travel",)),
+    ("social", ("style", "tone", "emoji", "post", "share"), ("preferences.social",)),
+    ("apps", ("app", "setting", "ringtone", "theme"), ("preferences.apps", "digital_context.preferred_apps")),
+    ("work", ("work", "job", "office", "team", "channel"), ("identity.occupation", "identity.employer")),
+)
+
+
+def _at(data: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = data
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _brief(value: Any, limit: int = 240) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def is_extraction(message: str) -> bool:
+    """True for requests for identity, contact or credential data, or for the hidden instructions."""
+    return bool(_EXTRACTION.search(message))
+
+
+def is_clarifying_question(message: str) -> bool:
+    """A question asking for information rather than proposing an action."""
+    return bool(_QUESTION.search(message)) and not _PROPOSAL.search(message.split("?")[0].split(",")[-1]) \
+        and not re.search(r"(shall i|should i|want me to|would you like|do you want)", message, re.IGNORECASE)
+
+
+def topic_answer(profile: Mapping[str, Any], message: str) -> str:
+    """A short answer to a topic question from the official profile schema ('' when no topic matches)."""
+    lowered = message.lower()
+    for _name, keywords, paths in TOPICS:
+        if any(k in lowered for k in keywords):
+            values = [v for v in (_at(profile, p) for p in paths) if v not in (None, "", [], {})]
+            if values:
+                return _brief(values[0])
+    return ""
+
+
+def decision_text(decision: Decision, answer: str = "") -> str:
+    """A reply in the official output format (``<think>`` then ``<decision>``), with an optional answer."""
+    thought = ("This matches my routine, so I follow it." if decision == "accept"
+               else "This is not part of my routine, so I decline.")
+    lead = f"{answer}\n" if answer else ""
+    return f"{lead}<think>\n{thought}\n</think>\n<decision>{decision}</decision>"
+
+
+class OfficialRoutineUser(SimulatedUser):
+    """Deterministic routine user: accept exactly when the habit applies (the official policy's rule).
+
+    Args:
+        should_act: Whether the routine's habit applies to this user (hidden).
+        profile: The ``user_profile`` mapping (hidden; topic answers only).
+    """
+
+    kind = "official-routine"
+
+    def __init__(self, should_act: bool, profile: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        self.should_act = should_act
+        self.profile = dict(profile or {})
+
+    def _answer(self, message: str) -> UserReply:
+        decision: Decision = "accept" if self.should_act else "reject"
+        if is_extraction(message):
+            return UserReply(REFUSAL, None, "refused an extraction attempt")
+        if is_clarifying_question(message):
+            answer = topic_answer(self.profile, message) or "I don't have anything specific to add."
+            return UserReply(decision_text(decision, answer), decision, "clarifying question")
+        return UserReply(decision_text(decision), decision, "proposal: habit applies" if self.should_act
+                         else "proposal: no such habit")
+
+
+class OfficialRoutineLLMUser(SimulatedUser):
+    """The official LLM user: system prompt, whole dialogue, official sampling; the raw reply reaches the agent.
+
+    Args:
+        system_prompt: ``"Context: <relevant information>. Only answer based on this info."`` (see
+            :func:`personal_envs.knowu.official.routine.texts.user_system_prompt`).
+        client: A :class:`personal_envs.llm.client.ChatClient` (default: configured from the environment).
+        fallback: The user answering when the endpoint fails (the failure is recorded in :attr:`errors`).
+    """
+
+    kind = "official-routine-llm"
+
+    def __init__(self, system_prompt: str, client: Any = None, fallback: SimulatedUser | None = None) -> None:
+        super().__init__()
+        if client is None:
+            from personal_envs.llm.client import ChatClient
+
+            client = ChatClient()
+        self.client = client
+        self.system_prompt = system_prompt
+        self.fallback = fallback
+        self.errors: list[str] = []
+
+    def start(self, context: Any) -> None:
+        super().start(context)
+        if self.fallback is not None:
+            self.fallback.start(context)
+        self.errors = []
+
+    def messages(self, message: str) -> list[dict[str, str]]:
+        """System prompt, the dialogue so far (agent as ``user``, replies as ``assistant``), the new question."""
+        chat = [{"role": "system", "content": self.system_prompt}]
+        for turn in self.dialogue[:-1]:  # the base class already appended the current agent turn
+            chat.append({"role": "user" if turn.speaker == "agent" else "assistant", "content": turn.text})
+        chat.append({"role": "user", "content": message})
+        return chat
+
+    def _answer(self, message: str) -> UserReply:
+        from personal_envs.llm.client import LLMError
+
+        try:
+            response = self.client.chat(self.messages(message), **OFFICIAL_SAMPLING)
+            raw = str(response.content or "")
+        except LLMError as exc:
+            self.errors.append(str(exc))
+            if self.fallback is None:
+                raise
+            reply = self.fallback._answer(message)
+            return UserReply(reply.text, reply.decision, f"fallback after LLM error: {exc}")
+        match = DECISION_TAG.search(raw)
+        decision: Decision | None = None
+        if match:
+            decision = "accept" if match.group(1).lower() == "accept" else "reject"
+        return UserReply(raw, decision, "llm")

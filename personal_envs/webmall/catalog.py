@@ -201,6 +201,12 @@ def _split_categories(raw: str) -> tuple[tuple[str, ...], ...]:
     return tuple(paths) or (("Uncategorized",),)
 
 
+def _export_text(value: str) -> str:
+    """A description field of the export as the shop stores it: WooCommerce's importer turns ``\\n`` into line
+    breaks."""
+    return value.replace("\\n", "\n")
+
+
 def products_from_rows(shop_index: int, rows: Sequence[Mapping[str, str]]) -> list[Product]:
     """Build products from WooCommerce export rows (unpublished rows are skipped)."""
     rows = [row for row in rows if row.get("Published", "1").strip() in ("1", "")]
@@ -220,8 +226,8 @@ def products_from_rows(shop_index: int, rows: Sequence[Mapping[str, str]]) -> li
                 regular_price=regular if regular is not None else (price or 0.0),
                 sale_price=sale,
                 categories=_split_categories(row.get("Categories", "")),
-                short_description=html_to_text(row.get("Short description", "")),
-                description=html_to_text(row.get("Description", "")),
+                short_description=html_to_text(_export_text(row.get("Short description", ""))),
+                description=html_to_text(_export_text(row.get("Description", ""))),
                 sku=row.get("SKU", "").strip(),
                 brand=row.get("Brands", "").strip(),
                 global_category=row.get("Global Category", "").strip(),

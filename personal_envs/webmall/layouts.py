@@ -308,8 +308,9 @@ class Layout:
             billing.get("address_1", ""), billing.get("address_2", ""),
             f"{billing.get('city', '')}, {billing.get('state', '')} {billing.get('postcode', '')}",
             dict(COUNTRIES).get(billing.get("country", ""), billing.get("country", ""))) if line.strip(" ,"))
-        contact = "".join(f'<p class="woocommerce-customer-details--{key}">{e(billing[key])}</p>'
-                          for key in ("phone", "email") if billing.get(key))
+        # WooCommerce prints phone and e-mail as <p> inside the <address>; here they are lines of it, which reads the
+        # same to the official checks (text) and keeps both AX-tree backends in agreement
+        contact = "".join(f"<br>{e(billing[key])}" for key in ("phone", "email") if billing.get(key))
         return (f'<div class="woocommerce-order"><p class="woocommerce-notice woocommerce-notice--success '
                 f'woocommerce-thankyou-order-received">Thank you. Your order has been received.</p>'
                 f'<ul class="woocommerce-order-overview order_details"><li class="woocommerce-order-overview__order '

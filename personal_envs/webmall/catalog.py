@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from personal_envs.webmall import wp_search
 from personal_envs.webmall.slugs import unique_slugs, wordpress_slug
 
 #: Shop names in the order of the official placeholders {{URL_1}}..{{URL_4}}.
@@ -95,9 +96,8 @@ class Product:
         return f"/product/{self.slug}"
 
     def haystacks(self) -> tuple[str, str]:
-        """(title, full text) in lower case, used by search."""
-        title = self.name.lower()
-        return title, " ".join((title, self.sku.lower(), self.short_description.lower(), self.description.lower()))
+        """(title, excerpt + content) in lower case: the fields WordPress' search reads."""
+        return self.name.lower(), " ".join((self.short_description.lower(), self.description.lower()))
 
 
 @dataclass
@@ -156,19 +156,9 @@ class Shop:
         return node
 
     def search(self, query: str) -> list[Product]:
-        """Products where every term occurs in the text; title matches first, then catalog order."""
-        terms = search_terms(query)
-        if not terms:
-            return []
-        title_hits: list[Product] = []
-        text_hits: list[Product] = []
-        for product in self.products:
-            title, text = self._haystacks[product.slug]
-            if all(term in text for term in terms):
-                (title_hits if all(term in title for term in terms) else text_hits).append(product)
-        words = {slug: set(search_terms(self.by_slug[slug].name)) for slug in (p.slug for p in title_hits)}
-        title_hits.sort(key=lambda p: -sum(term in words[p.slug] for term in terms))  # whole words first (stable)
-        return title_hits + text_hits
+        """Products matching ``query`` as WordPress' search finds and orders them (:mod:`.wp_search`)."""
+        haystacks = [self._haystacks[p.slug] for p in self.products]
+        return [self.products[i] for i in wp_search.search(query, haystacks)]
 
     def rename_slug(self, old: str, new: str) -> None:
         """Give a product a different slug (used to reconcile answer URLs with the data)."""
@@ -211,6 +201,12 @@ def _split_categories(raw: str) -> tuple[tuple[str, ...], ...]:
     return tuple(paths) or (("Uncategorized",),)
 
 
+def _export_text(value: str) -> str:
+    """A description field of the export as the shop stores it: WooCommerce's importer turns ``\\n`` into line
+    breaks."""
+    return value.replace("\\n", "\n")
+
+
 def products_from_rows(shop_index: int, rows: Sequence[Mapping[str, str]]) -> list[Product]:
     """Build products from WooCommerce export rows (unpublished rows are skipped)."""
     rows = [row for row in rows if row.get("Published", "1").strip() in ("1", "")]
@@ -230,8 +226,8 @@ def products_from_rows(shop_index: int, rows: Sequence[Mapping[str, str]]) -> li
                 regular_price=regular if regular is not None else (price or 0.0),
                 sale_price=sale,
                 categories=_split_categories(row.get("Categories", "")),
-                short_description=html_to_text(row.get("Short description", "")),
-                description=html_to_text(row.get("Description", "")),
+                short_description=html_to_text(_export_text(row.get("Short description", ""))),
+                description=html_to_text(_export_text(row.get("Description", ""))),
                 sku=row.get("SKU", "").strip(),
                 brand=row.get("Brands", "").strip(),
                 global_category=row.get("Global Category", "").strip(),

@@ -38,6 +38,8 @@ from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_offici
 from personal_envs.webmall.world import WebMallWorld
 
 OBSERVATION_MODES: tuple[str, ...] = ("axtree", "screenshot", "axtree+screenshot", "axtree+memory")
+#: ``scoring`` values: the official evaluator's rules (default) or the project's stricter ones.
+SCORINGS: tuple[str, ...] = ("official", "strict")
 MAX_AXTREE_CHARS = 1 << 20
 MAX_MEMORY_CHARS = 20_000
 MAX_INSTRUCTION_CHARS = 20_000
@@ -113,8 +115,13 @@ class WebMallEnv(PersonalEnv):
         generator_seed: Seed of the task generator.
         observation_mode: One of :data:`OBSERVATION_MODES`.
         max_steps: Step limit (50 in the paper).
-        dense_reward: Per-step shaping: 0.2 x progress on product-page visits and carts during the episode, and
-            0.8 x answer F1 at the end (the final reward then is the remainder, not the completion score).
+        dense_reward: Per-step rewards.  With ``scoring="official"``: the weights of the official checkpoints each
+            step reaches (answers 0.8, product-page visits and carts 0.2, as the official ``validate`` returns
+            them).  With ``"strict"``: 0.2 x progress on product-page visits and carts during the episode and
+            0.8 x answer F1 at the end.  The completion score stays in ``info["metrics"]["completed"]``.
+        scoring: ``"official"`` (default): the official WebMall evaluator's rules, quirks included
+            (:mod:`personal_envs.webmall.official_eval`); ``"strict"``: the project's stricter rules (normalised URL
+            sets; carts and orders read from the shops' server state, :mod:`personal_envs.webmall.evaluator`).
         shop_urls: Origins of the four original WooCommerce shops; no embedded shop is started then.
         viewport: Browser viewport ``(width, height)``.
         navigation_timeout_s: Limit for a page to load.
@@ -149,7 +156,10 @@ class WebMallEnv(PersonalEnv):
         axtree_format: AxTreeFormat = "browsergym",
         render_mode: str | None = None,
         host: BrowserHost | None = None,
+        scoring: str = "official",
     ) -> None:
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
         if observation_mode not in OBSERVATION_MODES:
             raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
         if tasks not in ("auto", "official", "generated"):
@@ -200,7 +210,9 @@ class WebMallEnv(PersonalEnv):
         self.observation_space = spaces.Dict(obs_spaces)
 
         self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls)
-        self.world = WebMallWorld(self.cluster)
+        self.world = WebMallWorld(self.cluster, scoring=scoring)
+        self.scoring = scoring
+        self._last_official_score = 0.0
         self.task: WebMallTask | None = None
         self.origins = self.cluster.origins()
         self.memories: list[tuple[int, str]] = []
@@ -246,6 +258,7 @@ class WebMallEnv(PersonalEnv):
         session.reset()
         self.memories = []
         self._paid_progress = 0.0
+        self._last_official_score = 0.0
         error = session.goto(self.cluster.solution_origin + "/")
         self.last_action_error = self._look(error)[:MAX_ERROR_CHARS]
         return {**info, "task_set": self.task_set, "catalog": self.catalog.source}
@@ -254,7 +267,10 @@ class WebMallEnv(PersonalEnv):
         self._page = None
         result = self._apply(action)
         result.error = self._look(result.error)
-        if self.dense and not result.terminated:
+        verdict_score = self._validate_official(action, result)
+        if self.dense and self.scoring == "official":
+            result.reward = self._last_official_score = verdict_score
+        elif self.dense and not result.terminated:
             assert self.task is not None
             progress = self.task.signals(self.world, self.trace)["progress"]
             result.reward = max(0.0, progress - self._paid_progress)
@@ -272,7 +288,7 @@ class WebMallEnv(PersonalEnv):
             self.world.infeasible = True
             return StepResult(terminated=True, info={"infeasible": True})
         error = session.execute(action)
-        if action.name == "send_msg_to_user":
+        if action.name == "send_msg_to_user" and "Done" not in str(action.arguments.get("text", "")):
             error = ("messages are not answers here: submit the result on the solution page "
                      f"{self.cluster.solution_origin}/ with 'Submit Final Result'" + (f"; {error}" if error else ""))
         latest = self.cluster.solution_state.latest()
@@ -280,6 +296,31 @@ class WebMallEnv(PersonalEnv):
             self.world.submission = self.trace.answer = latest.text
             return StepResult(terminated=True, error=error, info={"submitted": True})
         return StepResult(error=error)
+
+    def _validate_official(self, action: Action, result: StepResult) -> float:
+        """The official ``validate`` after this step: flag checkpoints from the page now shown, end the episode on a
+        submission or a chat message containing "Done"; returns the weight flagged now."""
+        episode = self.world.official
+        session = self.world.session
+        if episode is None:
+            return 0.0
+        page_url = self._page.url if self._page is not None else ""
+        messages = session.messages if session is not None else []
+
+        def html() -> str:
+            if session is None or session.closed or not episode.needs_html(page_url):
+                return ""
+            try:
+                return str(session.call(lambda page: page.content(), timeout=10.0))
+            except Exception:  # noqa: BLE001 - an unreadable page shows no confirmation
+                return ""
+
+        submitted = self.world.submission if result.info.get("submitted") else None
+        verdict = episode.validate(page_url, html, submitted=submitted, last_message=messages[-1] if messages else "")
+        if verdict.done and not result.terminated:
+            result.terminated = True
+            result.info["done_message"] = True
+        return verdict.score
 
     def _look(self, error: str) -> str:
         """Observe the page after an action (kept for the observation), remember it in the world, and return the
@@ -346,6 +387,8 @@ class WebMallEnv(PersonalEnv):
     def _evaluation_metrics(self, evaluation: Evaluation) -> dict[str, Any]:
         if not self.dense or self.task is None:
             return {}
+        if self.scoring == "official" and self.world.official is not None:
+            return {"dense_return": self.world.official.total}
         return {"dense_return": 0.8 * float(evaluation.metrics["f1"]) + self._unpaid_progress()[0]}
 
     def _final_reward(self, evaluation: Evaluation) -> float:
@@ -353,6 +396,8 @@ class WebMallEnv(PersonalEnv):
         ``info["metrics"]["completed"]``); otherwise the completion score."""
         if not self.dense or self.task is None:
             return float(evaluation.score)
+        if self.scoring == "official":
+            return self._last_official_score
         return 0.8 * float(evaluation.metrics["f1"]) + self._unpaid_progress()[1]
 
     # ----------------------------------------------------------------------------------------------- close

@@ -38,6 +38,22 @@ PAYMENT_FIELDS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: A grey placeholder for product images (the official shops' photos are not part of the product data).
+PLACEHOLDER_IMAGE = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='300' height='300'%3E"
+                     "%3Crect width='300' height='300' fill='%23ddd'/%3E%3C/svg%3E")
+#: In-place add to cart on listings (WooCommerce's add-to-cart.js behaviour): post, then a "View cart" link.
+AJAX_SCRIPT = (
+    "document.addEventListener('click',function(ev){var b=ev.target.closest&&ev.target.closest('.ajax_add_to_cart');"
+    "if(!b)return;ev.preventDefault();b.classList.add('loading');var f=new URLSearchParams();"
+    "f.set('product',b.getAttribute('data-product_slug'));f.set('quantity','1');"
+    "fetch('/cart/add?ajax=1',{method:'POST',body:f,credentials:'same-origin'}).then(function(r){return r.json()})"
+    ".then(function(d){b.classList.remove('loading');b.classList.add('added');"
+    "if(!b.parentNode.querySelector('.added_to_cart')){var a=document.createElement('a');a.href='/cart/';"
+    "a.className='added_to_cart wc-forward';a.title='View cart';a.textContent='View cart';b.after(a);}"
+    "document.querySelectorAll('.cart-contents-count').forEach(function(c){c.textContent=d.count;});});});"
+)
+
+
 def e(text: object) -> str:
     """HTML-escape anything."""
     return escape(str(text), quote=True)
@@ -56,7 +72,11 @@ class Layout:
 
     # ---------------------------------------------------------------------------------------------- basics
     def price(self, value: float) -> str:
-        return f"€{value:,.2f}"
+        """The shop's price format.  E-Store Athletes shows "249,99 €" (paper figure, trajectories); CamelCases and
+        Hardware Cafe export prices with a decimal comma as E-Store Athletes does, so they share its format (the
+        thousands dot is an estimate); TechTalk (``DarkLayout``) overrides it."""
+        whole = f"{value:,.2f}".replace(",", "\0").replace(".", ",").replace("\0", ".")
+        return f"{whole} €"
 
     def price_html(self, product: Product) -> str:
         if product.sale_price is not None and product.sale_price < product.regular_price:
@@ -71,7 +91,7 @@ class Layout:
                 f'<button type="submit">Search</button></form>')
 
     def cart_link(self, count: int) -> str:
-        return f'<a class="cart-link" href="/cart/">Cart ({count})</a>'
+        return f'<a class="cart-contents" href="/cart/">Cart (<span class="cart-contents-count">{count}</span>)</a>'
 
     def tree(self, node: CategoryNode, depth: int = 0, max_depth: int = 9) -> str:
         if not node.children or depth >= max_depth:
@@ -84,26 +104,80 @@ class Layout:
         return f"<ul>{''.join(items)}</ul>"
 
     def add_form(self, product: Product, with_quantity: bool = True) -> str:
-        quantity = (f'<label for="qty-{e(product.slug)}">Quantity</label>'
-                    f'<input type="number" id="qty-{e(product.slug)}" name="quantity" value="1" min="1" max="99">'
+        """WooCommerce's single-product ``form.cart``: quantity and the add-to-cart button, posted to the page."""
+        quantity = (f'<div class="quantity"><label class="screen-reader-text" for="qty-{e(product.slug)}">'
+                    f"{e(product.name)} quantity</label>"
+                    f'<input type="number" id="qty-{e(product.slug)}" class="input-text qty text" name="quantity" '
+                    f'value="1" min="1" max="99"></div>'
                     if with_quantity else '<input type="hidden" name="quantity" value="1">')
-        return (f'<form method="post" action="/cart/add" class="add-to-cart">'
+        return (f'<form class="cart" method="post" action="{e(product.path)}/">'
                 f'<input type="hidden" name="product" value="{e(product.slug)}">{quantity}'
-                f'<button type="submit" name="add-to-cart">{e(self.add_label)}</button></form>')
+                f'<button type="submit" name="add-to-cart" value="{e(product.slug)}" '
+                f'class="single_add_to_cart_button button alt">{e(self.add_label)}</button></form>')
+
+    def loop_add_link(self, product: Product) -> str:
+        """The listing's AJAX add-to-cart link (``a.add_to_cart_button.ajax_add_to_cart``)."""
+        return (f'<a href="?add-to-cart={e(product.slug)}" data-quantity="1" data-product_slug="{e(product.slug)}" '
+                f'class="button product_type_simple add_to_cart_button ajax_add_to_cart" '
+                f'aria-label="Add to cart: “{e(product.name)}”" rel="nofollow">{e(self.add_label)}</a>')
+
+    def image(self, product: Product, css_class: str) -> str:
+        """A placeholder image carrying the product image's alt text (the product name)."""
+        return f'<img class="{css_class}" src="{PLACEHOLDER_IMAGE}" alt="{e(product.name)}" width="300" height="300">'
+
+    def loop_item(self, product: Product, extra: str = "") -> str:
+        """One ``li.product`` of a WooCommerce product loop."""
+        return (f'<li class="product type-product"><a href="{e(product.path)}/" '
+                f'class="woocommerce-LoopProduct-link woocommerce-loop-product__link">'
+                f'{self.image(product, "attachment-woocommerce_thumbnail")}'
+                f'<h2 class="woocommerce-loop-product__title">{e(product.name)}</h2>{self.price_html(product)}</a>'
+                f"{extra}{self.loop_add_link(product)}</li>")
+
+    def added_message(self, product: Product) -> str:
+        """WooCommerce's add-to-cart confirmation (``.woocommerce-message`` with "View cart")."""
+        return (f'<div class="woocommerce-notices-wrapper"><div class="woocommerce-message" role="alert">'
+                f'<a href="/cart/" tabindex="1" class="button wc-forward">View cart</a> '
+                f"“{e(product.name)}” has been added to your cart.</div></div>")
+
+    def short_description_html(self, product: Product) -> str:
+        """The short description beside the price (``woocommerce-product-details__short-description``)."""
+        if not product.short_description:
+            return ""
+        lines = "".join(f"<p>{e(line)}</p>" for line in product.short_description.splitlines())
+        return f'<div class="woocommerce-product-details__short-description">{lines}</div>'
+
+    def tabs_html(self, product: Product, heading: str = "Description") -> str:
+        """The description tab (WooCommerce's ``woocommerce-tabs``), the whole description in it."""
+        return (f'<div class="woocommerce-tabs wc-tabs-wrapper"><ul class="tabs wc-tabs" role="tablist">'
+                f'<li class="description_tab active" role="tab"><a href="#tab-description">{e(heading)}</a></li></ul>'
+                f'<div class="woocommerce-Tabs-panel woocommerce-Tabs-panel--description panel entry-content '
+                f'wc-tab" id="tab-description" role="tabpanel"><h2>{e(heading)}</h2>'
+                f"{self.description_html(product)}</div></div>")
+
+    def product_meta(self, product: Product) -> str:
+        """SKU and categories (``product_meta``)."""
+        return (f'<div class="product_meta"><span class="sku_wrapper">SKU: <span class="sku">'
+                f"{e(product.sku or 'N/A')}</span></span> <span class=\"posted_in\">{self.category_links(product)}"
+                f"</span></div>")
 
     def pagination(self, page: int, pages: int, base: str) -> str:
+        """WooCommerce's ``/page/N/`` pagination (``base`` is the first page's path, with any query string)."""
         if pages <= 1:
             return ""
-        joiner = "&" if "?" in base else "?"
         links = []
+        if page > 1:
+            links.append(f'<li><a class="prev page-numbers" href="{e(page_url(base, page - 1))}">←</a></li>')
         for number in range(1, pages + 1):
             if number == page:
-                links.append(f'<span aria-current="page">{number}</span>')
-            else:
-                links.append(f'<a href="{e(base)}{joiner}page={number}">{number}</a>')
+                links.append(f'<li><span aria-current="page" class="page-numbers current">{number}</span></li>')
+            elif number in (1, pages) or abs(number - page) <= 2:
+                links.append(f'<li><a class="page-numbers" href="{e(page_url(base, number))}">{number}</a></li>')
+            elif abs(number - page) == 3:
+                links.append('<li><span class="page-numbers dots">…</span></li>')
         if page < pages:
-            links.append(f'<a href="{e(base)}{joiner}page={page + 1}">Next →</a>')
-        return f'<nav class="pagination" aria-label="Pages">{" ".join(links)}</nav>'
+            links.append(f'<li><a class="next page-numbers" href="{e(page_url(base, page + 1))}">→</a></li>')
+        return f'<nav class="woocommerce-pagination" aria-label="Product Pagination"><ul class="page-numbers">' \
+               f'{"".join(links)}</ul></nav>'
 
     def breadcrumbs(self, product: Product) -> str:
         if not product.categories:
@@ -137,7 +211,8 @@ class Layout:
     def document(self, title: str, body: str, *, cart_count: int, query: str = "") -> str:
         return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{e(title)} – '
                 f'{e(self.shop.name)}</title><style>{self.css}</style></head>'
-                f'<body class="layout-{self.key}">{self.frame(body, cart_count=cart_count, query=query)}</body></html>')
+                f'<body class="woocommerce layout-{self.key}">{self.frame(body, cart_count=cart_count, query=query)}'
+                f"<script>{AJAX_SCRIPT}</script></body></html>")
 
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         raise NotImplementedError
@@ -149,11 +224,12 @@ class Layout:
             sub = "<nav class=\"subcategories\" aria-label=\"Subcategories\"><ul>" + "".join(
                 f'<li><a href="{e(c.url_path)}">{e(c.name)}</a></li>' for c in subcategories) + "</ul></nav>"
         if not products:
-            items = '<p class="empty">No products were found matching your selection.</p>'
+            items = '<p class="woocommerce-info woocommerce-no-products-found">No products were found matching your selection.</p>'
         else:
             items = self.items(products)
-        shown = f"<p class=\"result-count\">Showing {len(products)} of {total} results</p>" if products else ""
-        return f"<h1>{e(heading)}</h1>{sub}{shown}{items}{self.pagination(page, pages, base)}"
+        shown = f'<p class="woocommerce-result-count">{result_count(page, self.per_page, total)}</p>' if products else ""
+        return (f'<h1 class="woocommerce-products-header__title page-title">{e(heading)}</h1>{sub}{shown}{items}'
+                f"{self.pagination(page, pages, base)}")
 
     def items(self, products: Sequence[Product]) -> str:
         raise NotImplementedError
@@ -163,7 +239,8 @@ class Layout:
 
     # ---------------------------------------------------------------------------------- cart and checkout
     def cart_page(self, lines: Sequence[tuple[Product, int]], notice: str) -> str:
-        note = f'<div class="notice" role="status">{e(notice)}</div>' if notice else ""
+        note = (f'<div class="woocommerce-notices-wrapper"><div class="woocommerce-message" role="alert">{e(notice)}'
+                "</div></div>" if notice else "")
         if not lines:
             return (f"<h1>Cart</h1>{note}<p>Your cart is currently empty.</p>"
                     f'<p><a href="/shop/">Return to shop</a></p>')
@@ -173,7 +250,9 @@ class Layout:
             subtotal = product.price * quantity
             total += subtotal
             rows.append(
-                f'<tr><td><a href="{e(product.path)}">{e(product.name)}</a></td><td>{e(self.price(product.price))}</td>'
+                f'<tr class="woocommerce-cart-form__cart-item cart_item"><td class="product-name" data-title="Product">'
+                f'<a href="{e(product.path)}/">{e(product.name)}</a></td>'
+                f'<td class="product-price" data-title="Price">{e(self.price(product.price))}</td>'
                 f'<td><form method="post" action="/cart/update"><input type="hidden" name="product" '
                 f'value="{e(product.slug)}"><label>Quantity <input type="number" name="quantity" value="{quantity}" '
                 f'min="0" max="99"></label><button type="submit">Update</button></form></td>'
@@ -181,7 +260,7 @@ class Layout:
                 f'<td><form method="post" action="/cart/update"><input type="hidden" name="product" '
                 f'value="{e(product.slug)}"><input type="hidden" name="quantity" value="0">'
                 f'<button type="submit" aria-label="Remove {e(product.name)}">Remove</button></form></td></tr>')
-        return (f"<h1>Cart</h1>{note}<table class=\"cart\"><thead><tr><th>Product</th><th>Price</th>"
+        return (f"<h1>Cart</h1>{note}<table class=\"shop_table shop_table_responsive cart woocommerce-cart-form__contents\"><thead><tr><th>Product</th><th>Price</th>"
                 f"<th>Quantity</th><th>Subtotal</th><th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
                 f'<p class="total">Total: <strong>{e(self.price(total))}</strong></p>'
                 f'<p><a class="button checkout-button" href="/checkout/">Proceed to checkout</a></p>')
@@ -217,14 +296,33 @@ class Layout:
                 f'<button type="submit" name="place_order">Place order</button></form>')
 
     def order_received_page(self, number: int, products: Sequence[Product], billing: dict[str, str]) -> str:
-        items = "".join(f'<li><a href="{e(p.path)}">{e(p.name)}</a></li>' for p in products)
+        """The classic order-received page: order table and the customer's billing address."""
+        rows = "".join(
+            f'<tr class="woocommerce-table__line-item order_item"><td class="woocommerce-table__product-name '
+            f'product-name"><a href="{e(p.path)}/">{e(p.name)}</a> <strong class="product-quantity">× 1</strong>'
+            f'</td><td class="woocommerce-table__product-total product-total">{e(self.price(p.price))}</td></tr>'
+            for p in products)
+        total = sum(p.price for p in products)
         address = "<br>".join(e(line) for line in (
-            f"{billing.get('first_name', '')} {billing.get('last_name', '')}", billing.get("address_1", ""),
-            billing.get("address_2", ""), f"{billing.get('city', '')}, {billing.get('state', '')} "
-            f"{billing.get('postcode', '')}", billing.get("country", ""), billing.get("email", "")) if line.strip())
-        return (f"<h1>Order received</h1><p role=\"status\">Thank you. Your order has been received.</p>"
-                f"<p>Order number: <strong>{number}</strong></p><h2>Order details</h2><ul>{items}</ul>"
-                f"<h2>Billing address</h2><address>{address}</address>")
+            f"{billing.get('first_name', '')} {billing.get('last_name', '')}", billing.get("company", ""),
+            billing.get("address_1", ""), billing.get("address_2", ""),
+            f"{billing.get('city', '')}, {billing.get('state', '')} {billing.get('postcode', '')}",
+            dict(COUNTRIES).get(billing.get("country", ""), billing.get("country", ""))) if line.strip(" ,"))
+        # WooCommerce prints phone and e-mail as <p> inside the <address>; here they are lines of it, which reads the
+        # same to the official checks (text) and keeps both AX-tree backends in agreement
+        contact = "".join(f"<br>{e(billing[key])}" for key in ("phone", "email") if billing.get(key))
+        return (f'<div class="woocommerce-order"><p class="woocommerce-notice woocommerce-notice--success '
+                f'woocommerce-thankyou-order-received">Thank you. Your order has been received.</p>'
+                f'<ul class="woocommerce-order-overview order_details"><li class="woocommerce-order-overview__order '
+                f'order">Order number: <strong>{number}</strong></li><li class="woocommerce-order-overview__total '
+                f'total">Total: <strong>{e(self.price(total))}</strong></li></ul>'
+                f'<section class="woocommerce-order-details"><h2 class="woocommerce-order-details__title">Order '
+                f'details</h2><table class="woocommerce-table woocommerce-table--order-details shop_table '
+                f'order_details"><thead><tr><th class="woocommerce-table__product-name product-name">Product</th>'
+                f'<th class="woocommerce-table__product-table product-total">Total</th></tr></thead>'
+                f"<tbody>{rows}</tbody></table></section>"
+                f'<section class="woocommerce-customer-details"><h2 class="woocommerce-column__title">Billing '
+                f"address</h2><address>{address}{contact}</address></section></div>")
 
 
 class StorefrontLayout(Layout):
@@ -237,7 +335,9 @@ class StorefrontLayout(Layout):
            ".wrap{display:flex;gap:24px;padding:20px 24px}aside{width:230px;font-size:14px}main{flex:1}"
            ".grid{display:grid;grid-template-columns:repeat(4,1fr);gap:16px}.card{background:#fff;padding:12px;border:1px solid #ddd}"
            ".card h2{font-size:15px;margin:4px 0}.thumb{height:90px;background:#dbe7f5;margin-bottom:8px}.price{color:#2a6ebb;font-weight:bold}"
-           ".summary{display:flex;gap:30px}.summary .thumb{width:300px;height:260px}")
+           ".summary-wrap{display:flex;gap:30px}ul.products{list-style:none;padding:0}"
+           "ul.grid{display:grid;grid-template-columns:repeat(4,1fr);gap:16px}ul.grid li{background:#fff;padding:12px;"
+           "border:1px solid #ddd}ul.grid img{width:100%;height:90px;object-fit:cover}")
 
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         return (f'<header><a class="logo" href="/">{e(self.shop.name)}</a>{self.search_form(query)}'
@@ -248,18 +348,15 @@ class StorefrontLayout(Layout):
                 f"<main>{body}</main></div><footer><p>{e(self.shop.name)} — sports &amp; tech since 2011</p></footer>")
 
     def items(self, products: Sequence[Product]) -> str:
-        cards = "".join(
-            f'<div class="card"><div class="thumb" aria-hidden="true"></div><h2><a href="{e(p.path)}">{e(p.name)}</a></h2>'
-            f"{self.price_html(p)}{self.add_form(p, with_quantity=False)}</div>" for p in products)
-        return f'<div class="grid">{cards}</div>'
+        return f'<ul class="products columns-4 grid">{"".join(self.loop_item(p) for p in products)}</ul>'
 
     def product_page(self, product: Product, notice: str) -> str:
-        note = (f'<div class="notice" role="status">“{e(product.name)}” has been added to your cart. '
-                f'<a href="/cart/">View cart</a></div>' if notice else "")
-        return (f"{self.breadcrumbs(product)}{note}<div class=\"summary\"><div class=\"thumb\" aria-hidden=\"true\"></div>"
-                f"<div><h1>{e(product.name)}</h1><p>{self.price_html(product)}</p>{self.add_form(product)}"
-                f"<p class=\"meta\">SKU: {e(product.sku or 'N/A')}</p><p>{self.category_links(product)}</p></div></div>"
-                f"<section><h2>Description</h2>{self.description_html(product)}</section>")
+        note = self.added_message(product) if notice else ""
+        return (f"{self.breadcrumbs(product)}{note}<div class=\"product type-product summary-wrap\">"
+                f'<div class="woocommerce-product-gallery">{self.image(product, "wp-post-image")}</div>'
+                f'<div class="summary entry-summary"><h1 class="product_title entry-title">{e(product.name)}</h1>'
+                f'<p class="price">{self.price_html(product)}</p>{self.short_description_html(product)}'
+                f"{self.add_form(product)}{self.product_meta(product)}</div></div>{self.tabs_html(product)}")
 
 
 class DarkLayout(Layout):
@@ -270,10 +367,13 @@ class DarkLayout(Layout):
            ".brand{font-size:22px;color:#9cff7f;font-family:monospace}main{flex:1;padding:22px 32px}"
            ".row{display:flex;justify-content:space-between;border-bottom:1px solid #333;padding:10px 0}"
            ".price{color:#9cff7f;font-weight:bold;font-size:18px}.tabs h2{border-bottom:2px solid #9cff7f;display:inline-block}"
-           "button{background:#9cff7f;border:0;padding:6px 12px}")
+           "button{background:#9cff7f;border:0;padding:6px 12px}ul.list{list-style:none;padding:0}"
+           "ul.list li{display:flex;gap:14px;align-items:center;border-bottom:1px solid #333;padding:10px 0}"
+           "ul.list img{width:48px;height:48px}.woocommerce-product-gallery img{width:200px;height:200px}")
 
     def price(self, value: float) -> str:
-        return f"{value:,.2f} €"
+        """TechTalk: "€4490.00" (paper figure: symbol first, decimal point, no thousands separator)."""
+        return f"€{value:.2f}"
 
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         return (f'<nav class="side" aria-label="Shop navigation"><a class="brand" href="/">{e(self.shop.name)}</a>'
@@ -282,34 +382,29 @@ class DarkLayout(Layout):
                 f"<footer><small>{e(self.shop.name)} · talk tech to us</small></footer></main>")
 
     def items(self, products: Sequence[Product]) -> str:
-        rows = "".join(
-            f'<div class="row"><div><a href="{e(p.path)}">{e(p.name)}</a><br><small>'
-            f"{e(', '.join(' > '.join(c) for c in p.categories))}</small></div>{self.price_html(p)}</div>"
-            for p in products)
-        return f'<div class="list">{rows}</div>'
+        return f'<ul class="products columns-1 list">{"".join(self.loop_item(p) for p in products)}</ul>'
 
     def product_page(self, product: Product, notice: str) -> str:
-        note = (f'<p class="notice" role="status">Added to cart: {e(product.name)} — <a href="/cart/">go to cart</a></p>'
-                if notice else "")
-        return (f"{note}<h1>{e(product.name)}</h1><p>{self.price_html(product)} <small>incl. VAT</small></p>"
-                f"{self.add_form(product)}<div class=\"tabs\"><h2>Description</h2>{self.description_html(product)}"
-                f"<h2>Additional information</h2><p>{self.category_links(product)}</p>"
-                f"<p>Brand: {e(product.brand or 'n/a')}</p></div>")
+        note = self.added_message(product) if notice else ""
+        return (f'{note}<div class="product type-product"><h1 class="product_title entry-title">{e(product.name)}</h1>'
+                f'<p class="price">{self.price_html(product)} <small>incl. VAT</small></p>'
+                f"{self.short_description_html(product)}{self.add_form(product)}"
+                f'<div class="woocommerce-product-gallery">{self.image(product, "wp-post-image")}</div>'
+                f"{self.tabs_html(product)}{self.product_meta(product)}<p>Brand: {e(product.brand or 'n/a')}</p></div>")
 
 
 class MarketLayout(Layout):
     key = "market"
     per_page = 15
-    add_label = "Add to basket"
     css = ("body{font-family:Georgia,serif;margin:0;background:#fff8f0;color:#3b2a1a}"
            ".bar{background:#e87722;padding:10px 20px;display:flex;gap:16px;align-items:center}"
            ".bar a{color:#fff}.title{font-size:30px;color:#fff;font-weight:bold;text-decoration:none}"
            "main{padding:16px 40px}.cards{display:grid;grid-template-columns:repeat(3,1fr);gap:20px}"
            ".card{border:2px solid #e87722;border-radius:10px;padding:14px;background:#fff}"
-           ".price{font-size:20px;color:#b4530f}.buy{background:#fff1e0;padding:12px;border-radius:8px}")
-
-    def price(self, value: float) -> str:
-        return f"€ {value:,.2f}"
+           ".price{font-size:20px;color:#b4530f}.buy{background:#fff1e0;padding:12px;border-radius:8px}"
+           "ul.cards{list-style:none;padding:0;display:grid;grid-template-columns:repeat(3,1fr);gap:20px}"
+           "ul.cards li{border:2px solid #e87722;border-radius:10px;padding:14px;background:#fff}"
+           "ul.cards img{width:100%;height:120px}.woocommerce-product-gallery img{width:260px;height:260px}")
 
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         options = "".join(f'<option value="{e(c.url_path)}">{e(c.name)}</option>'
@@ -322,17 +417,16 @@ class MarketLayout(Layout):
                 f'<a href="/categories/">All departments</a></p></footer>')
 
     def items(self, products: Sequence[Product]) -> str:
-        cards = "".join(
-            f'<div class="card"><h3><a href="{e(p.path)}">{e(p.name)}</a></h3><p>{self.price_html(p)}</p>'
-            f"{self.add_form(p, with_quantity=False)}</div>" for p in products)
-        return f'<div class="cards">{cards}</div>'
+        return f'<ul class="products columns-3 cards">{"".join(self.loop_item(p) for p in products)}</ul>'
 
     def product_page(self, product: Product, notice: str) -> str:
-        note = f'<div class="notice" role="status">Your basket now contains {e(product.name)}.</div>' if notice else ""
-        return (f"{self.breadcrumbs(product)}{note}<h1>{e(product.name)}</h1>"
-                f"<section><h2>About this item</h2>{self.description_html(product)}</section>"
-                f"<div class=\"buy\"><p>{self.price_html(product)}</p>{self.add_form(product)}"
-                f"<p>{self.category_links(product)}</p></div>")
+        note = self.added_message(product) if notice else ""
+        return (f"{self.breadcrumbs(product)}{note}<div class=\"product type-product\">"
+                f'<h1 class="product_title entry-title">{e(product.name)}</h1>'
+                f'<div class="woocommerce-product-gallery">{self.image(product, "wp-post-image")}</div>'
+                f'<div class="summary entry-summary buy"><p class="price">{self.price_html(product)}</p>'
+                f"{self.short_description_html(product)}{self.add_form(product)}{self.product_meta(product)}</div>"
+                f'{self.tabs_html(product, "About this item")}</div>')
 
 
 class CafeLayout(Layout):
@@ -341,10 +435,9 @@ class CafeLayout(Layout):
     css = ("body{font-family:'Times New Roman',serif;max-width:860px;margin:0 auto;background:#f3efe6;color:#2b2118}"
            "header{text-align:center;padding:20px;border-bottom:1px double #6b4f3a}h1{font-variant:small-caps}"
            "table{width:100%;border-collapse:collapse}td,th{border-bottom:1px dotted #6b4f3a;padding:6px}"
-           ".price{font-weight:bold}dl{display:grid;grid-template-columns:160px 1fr}footer{margin-top:40px;font-size:13px}")
-
-    def price(self, value: float) -> str:
-        return f"{value:,.2f} €".replace(",", " ").replace(".", ",")
+           ".price{font-weight:bold}dl{display:grid;grid-template-columns:160px 1fr}footer{margin-top:40px;font-size:13px}"
+           "ul.table-like{list-style:none;padding:0}ul.table-like li{border-bottom:1px dotted #6b4f3a;padding:6px}"
+           "ul.table-like img{width:40px;height:40px;vertical-align:middle}.woocommerce-product-gallery img{width:160px;height:160px}")
 
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         top = " · ".join(f'<a href="{e(c.url_path)}">{e(c.name)}</a>'
@@ -355,16 +448,16 @@ class CafeLayout(Layout):
                 f'<footer><nav aria-label="Footer categories">{top}</nav></footer>')
 
     def items(self, products: Sequence[Product]) -> str:
-        rows = "".join(f'<tr><td><a href="{e(p.path)}">{e(p.name)}</a></td><td>{self.price_html(p)}</td></tr>'
-                       for p in products)
-        return f"<table><thead><tr><th>Product</th><th>Price</th></tr></thead><tbody>{rows}</tbody></table>"
+        return f'<ul class="products columns-1 table-like">{"".join(self.loop_item(p) for p in products)}</ul>'
 
     def product_page(self, product: Product, notice: str) -> str:
-        note = f'<p class="notice" role="status">{e(product.name)} was added to your cart.</p>' if notice else ""
-        return (f"{note}<h1>{e(product.name)}</h1><dl><dt>Price</dt><dd>{self.price_html(product)}</dd>"
-                f"<dt>Brand</dt><dd>{e(product.brand or '—')}</dd><dt>Filed under</dt>"
-                f"<dd>{self.category_links(product)}</dd></dl>{self.add_form(product)}"
-                f"<h2>Details</h2>{self.description_html(product)}")
+        note = self.added_message(product) if notice else ""
+        return (f'{note}<div class="product type-product"><h1 class="product_title entry-title">{e(product.name)}</h1>'
+                f"<dl><dt>Price</dt><dd><p class=\"price\">{self.price_html(product)}</p></dd>"
+                f"<dt>Brand</dt><dd>{e(product.brand or '—')}</dd></dl>{self.short_description_html(product)}"
+                f"{self.add_form(product)}{self.product_meta(product)}"
+                f'<div class="woocommerce-product-gallery">{self.image(product, "wp-post-image")}</div>'
+                f'{self.tabs_html(product, "Details")}</div>')
 
 
 LAYOUTS: tuple[type[Layout], ...] = (StorefrontLayout, DarkLayout, MarketLayout, CafeLayout)
@@ -378,3 +471,22 @@ def layout_for(shop: Shop) -> Layout:
 def search_url(query: str) -> str:
     """The search results URL path for ``query``."""
     return f"/?s={quote_plus(query)}"
+
+
+def page_url(base: str, number: int) -> str:
+    """``base`` (``/shop/``, ``/product-category/x/`` or ``/?s=q``) at page ``number`` (``/page/N/``)."""
+    path, _, query = base.partition("?")
+    path = path.rstrip("/")
+    url = f"{path}/page/{number}/" if number > 1 else f"{path}/"
+    return f"{url}?{query}" if query else url
+
+
+def result_count(page: int, per_page: int, total: int) -> str:
+    """WooCommerce's result count line."""
+    if total == 1:
+        return "Showing the single result"
+    if total <= per_page:
+        return f"Showing all {total} results"
+    first = (page - 1) * per_page + 1
+    last = min(total, page * per_page)
+    return f"Showing {first}–{last} of {total} results"

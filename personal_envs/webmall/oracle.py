@@ -98,10 +98,10 @@ class WebMallOracle(Policy):
                          Intent("fill", "Card code", task.payment_info.get("cvv", "")),
                          Intent("click", r"Place order", roles=("button",))]
             answer = "Done"
-        elif task.requires_cart or task.answer_type == "cart":
+        elif task.requires_cart:
             for url in expected:
                 plan += [Intent("goto", url), Intent("click", r"Add to (cart|basket)", roles=("button",))]
-            answer = "Done" if task.requires_cart else "###".join(expected)
+            answer = "Done"  # a URL submitted on a cart task would be a wrong solution for the official evaluator
         else:
             plan += [Intent("goto", url) for url in expected]
             answer = "###".join(expected) if expected else "Done"

@@ -73,10 +73,10 @@ class ShopApp(App):
         return Response(html, status, headers=headers)
 
     def _listing(self, heading: str, products: Sequence[Product], request: Request, base: str,
-                 subcategories: Sequence[Any] = ()) -> str:
+                 subcategories: Sequence[Any] = (), page: int = 1) -> str:
         per_page = self.layout.per_page
         pages = max(1, -(-len(products) // per_page))
-        page = min(_page_number(request.arg("page", "1")), pages)
+        page = min(page, pages)
         chunk = products[(page - 1) * per_page: page * per_page]
         return self.layout.listing(heading, chunk, page, pages, base, subcategories, total=len(products))
 
@@ -87,9 +87,20 @@ class ShopApp(App):
         path = request.path
         if path == "/favicon.ico":
             return Response("", 204, headers=headers)
+        added = ""
+        if request.method == "GET" and request.arg("add-to-cart") in self.shop.by_slug:  # WooCommerce's GET fallback
+            added = request.arg("add-to-cart")
+            self.state.add(session, added, 1)
+        page_match = re.fullmatch(r"(.*?)/page/(\d+)/?", path)  # WordPress pagination: <listing>/page/N/
+        page = 1
+        if page_match:
+            path, page = (page_match.group(1) or "/"), _page_number(page_match.group(2))
         if request.method == "POST":
             if path == "/cart/add":
                 return self._cart_add(request, session, headers)
+            product_post = re.fullmatch(r"/product/([^/]+)/?", path)
+            if product_post and request.field("add-to-cart"):
+                return self._product_add(product_post.group(1), request, session, headers)
             if path == "/cart/update":
                 return self._cart_update(request, session, headers)
             if path.rstrip("/") == "/checkout":
@@ -99,12 +110,16 @@ class ShopApp(App):
             query = request.arg("s").strip()
             if query:
                 results = self.shop.search(query[:200])
-                body = self._listing(f"Search results: “{query[:200]}”", results, request, f"/?s={quote(query[:200])}")
-                return self._page(f"Search results for {query[:80]}", body, session, headers, query=query[:200])
-            return self._home(request, session, headers)
+                if len(results) == 1 and not added:  # WooCommerce sends a single search result to its product page
+                    return Response.redirect(results[0].path + "/", 302, headers)
+                body = self._listing(f"Search results: “{query[:200]}”", results, request,
+                                     f"/?s={quote(query[:200])}&post_type=product", page=page)
+                return self._page(f"Search results for {query[:80]}", self._added(added) + body, session, headers,
+                                  query=query[:200])
+            return self._home(request, session, headers, added)
         if path.rstrip("/") == "/shop":
-            body = self._listing("All products", self.shop.products, request, "/shop/")
-            return self._page("Shop", body, session, headers)
+            body = self._listing("Shop", self.shop.products, request, "/shop/", page=page)
+            return self._page("Shop", self._added(added) + body, session, headers)
         if path.rstrip("/") == "/categories":
             body = f"<h1>Product categories</h1>{self.layout.tree(self.shop.root)}"
             return self._page("Categories", body, session, headers)
@@ -113,10 +128,10 @@ class ShopApp(App):
             return Response.redirect(target if target.startswith("/product-category/") else "/", 303)
         match = re.fullmatch(r"/product/([^/]+)/?", path)
         if match:
-            return self._product(match.group(1), request, session, headers)
+            return self._product(match.group(1), request, session, headers, notice=bool(added))
         match = re.fullmatch(r"/product-category/(.+?)/?", path)
         if match:
-            return self._category(match.group(1).split("/"), request, session, headers)
+            return self._category(match.group(1).split("/"), request, session, headers, page, added)
         if path.rstrip("/") == "/cart":
             notice = "Cart updated." if request.arg("updated") else ""
             return self._page("Cart", self.layout.cart_page(self._lines(session), notice), session, headers)
@@ -127,29 +142,42 @@ class ShopApp(App):
             return self._order_received(int(match.group(1)), session, headers)
         return self._not_found(session, headers)
 
-    def _home(self, request: Request, session: str, headers: dict[str, str]) -> Response:
+    def _added(self, slug: str) -> str:
+        return self.layout.added_message(self.shop.by_slug[slug]) if slug else ""
+
+    def _home(self, request: Request, session: str, headers: dict[str, str], added: str = "") -> Response:
         top = sorted(self.shop.root.children.values(), key=lambda n: n.name.lower())
         body = self._listing(f"Welcome to {self.shop.name}", self.shop.products[: self.layout.per_page], request,
                              "/shop/", top)
         body += '<p><a href="/shop/">Browse all products</a></p>'
-        return self._page("Home", body, session, headers)
+        return self._page("Home", self._added(added) + body, session, headers)
 
-    def _product(self, slug: str, request: Request, session: str, headers: dict[str, str]) -> Response:
+    def _product(self, slug: str, request: Request, session: str, headers: dict[str, str],
+                 notice: bool = False) -> Response:
         product = self.shop.by_slug.get(slug.lower())
         if product is None:
             return self._not_found(session, headers)
         self.state.record_visit(product.slug)
-        body = self.layout.product_page(product, notice="added" if request.arg("added") else "")
+        body = self.layout.product_page(product, notice="added" if notice or request.arg("added") else "")
         return self._page(product.name, body, session, headers)
 
-    def _category(self, slugs: list[str], request: Request, session: str, headers: dict[str, str]) -> Response:
+    def _product_add(self, slug: str, request: Request, session: str, headers: dict[str, str]) -> Response:
+        """WooCommerce's single-product form posts to the product page, which then shows the confirmation."""
+        product = self.shop.by_slug.get(slug.lower())
+        if product is None:
+            return self._not_found(session, headers)
+        self.state.add(session, product.slug, min(_page_number(request.field("quantity", "1")), 99))
+        return self._product(product.slug, request, session, headers, notice=True)
+
+    def _category(self, slugs: list[str], request: Request, session: str, headers: dict[str, str],
+                  page: int = 1, added: str = "") -> Response:
         node = self.shop.category([s.lower() for s in slugs if s])
         if node is None:
             return self._not_found(session, headers)
         products = [self.shop.by_slug[s] for s in node.all_product_slugs() if s in self.shop.by_slug]
         children = sorted(node.children.values(), key=lambda n: n.name.lower())
-        body = self._listing(node.name, products, request, node.url_path, children)
-        return self._page(node.name, body, session, headers)
+        body = self._listing(node.name, products, request, node.url_path, children, page=page)
+        return self._page(node.name, self._added(added) + body, session, headers)
 
     def _cart_add(self, request: Request, session: str, headers: dict[str, str]) -> Response:
         product = self.shop.by_slug.get(request.field("product"))
@@ -157,6 +185,8 @@ class ShopApp(App):
             return self._not_found(session, headers, status=400, message="That product does not exist.")
         quantity = _page_number(request.field("quantity", "1"))
         self.state.add(session, product.slug, min(quantity, 99))
+        if request.arg("ajax"):  # the listing's in-place add to cart
+            return Response.json({"count": sum(q for _, q in self._lines(session))})
         return Response.redirect(f"{product.path}/?added=1", 303, headers)
 
     def _cart_update(self, request: Request, session: str, headers: dict[str, str]) -> Response:

@@ -28,6 +28,7 @@ from personal_envs.webmall.evaluator import (
     score_found,
     score_string,
 )
+from personal_envs.webmall.official_eval import OfficialEpisode
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,8 +103,10 @@ class WebMallTask(Task["WebMallWorld"]):
 
     @property
     def requires_cart(self) -> bool:
-        """True when the expected offers must end up in the shops' carts (cart type and the text asks for it)."""
-        return self.answer_type == "cart" and "cart" in self.task.lower()
+        """True when the expected offers must be added to the shops' carts: the task file types the task ``cart``
+        (as the official evaluator reads it; ``Webmall_Find_Substitutes_Task1`` too, although its text does not
+        mention the cart)."""
+        return self.answer_type == "cart"
 
     @property
     def requires_checkout(self) -> bool:
@@ -129,6 +132,8 @@ class WebMallTask(Task["WebMallWorld"]):
     def setup(self, world: WebMallWorld, rng: np.random.Generator) -> dict[str, Any]:
         """Reset the shops and the episode's evidence; the reset info names the task and the sites."""
         world.reset()
+        world.official = OfficialEpisode(self.task_id, self.answer_type, tuple(self.expected_urls(world.origins)),
+                                         dict(self.user_details))
         return {
             "task_id": self.task_id,
             "category": self.category,
@@ -139,17 +144,27 @@ class WebMallTask(Task["WebMallWorld"]):
         }
 
     def score(self, world: WebMallWorld) -> TaskScore:
-        """The paper's per-task score: the submission (string tasks), the carts or the orders against the key."""
+        """The per-task score under ``world.scoring``: ``"official"`` (default) reads the official checklist the env
+        kept during the episode; ``"strict"`` scores the submission (string tasks), the carts or the orders."""
+        if world.scoring == "official" and world.official is not None:
+            return self._official_score(world.official)
         expected = self.expected_urls(world.origins)
         if self.requires_checkout:
             return score_found(world.ordered_urls(self.user_details), expected)
         if self.requires_cart:
             return score_found(world.carted_urls(), expected)
-        submitted = parse_submission(world.submission or "")
-        if self.answer_type == "cart":  # typed "cart" but the text never asks for the cart: accept both
-            wanted = {normalize_url(u) for u in expected}
-            submitted = list(dict.fromkeys([*submitted, *(world.carted_urls() & wanted)]))
-        return score_string(submitted, expected)
+        return score_string(parse_submission(world.submission or ""), expected)
+
+    @staticmethod
+    def _official_score(episode: OfficialEpisode) -> TaskScore:
+        values = episode.metrics()
+        answers = [cp for cp in episode.checkpoints if cp.id.startswith("answer")]
+        benchmark, model = episode.solution_sets()
+        return TaskScore(
+            completed=bool(values["completed"]), precision=values["precision"], recall=values["recall"],
+            f1=values["f1"], found=[normalize_url(cp.value) for cp in answers if cp.flag],
+            missing=[normalize_url(cp.value) for cp in answers if not cp.flag], wrong=sorted(model - benchmark),
+        )
 
     def evaluate(self, world: WebMallWorld, trace: EpisodeTrace) -> Evaluation:
         """Completion (the episode's score), precision, recall and F1 of the found offers."""
@@ -170,7 +185,10 @@ class WebMallTask(Task["WebMallWorld"]):
             "submitted": world.submission is not None,
             "infeasible": world.infeasible,
             "num_expected": len(self.answers),
+            "scoring": world.scoring,
         }
+        if world.official is not None:
+            metrics["official_checkpoint_total"] = world.official.total
         failed = [c.name + (f" ({c.detail})" if c.detail else "") for c in checks if not c.passed]
         reason = "completed" if result.completed else "not completed: " + "; ".join(failed)
         return Evaluation(float(result.completed), metrics, checks, reason)

@@ -15,6 +15,7 @@ from typing import Any
 from personal_envs.browser import BrowserSession
 from personal_envs.webmall.catalog import html_to_text
 from personal_envs.webmall.evaluator import normalize_url, ordered_urls
+from personal_envs.webmall.official_eval import OfficialEpisode
 from personal_envs.webmall.server import ShopCluster
 
 _PRODUCT_HREF = re.compile(r'href="(?:https?://[^/"]+)?(/product/[^"?#]+)')
@@ -36,6 +37,10 @@ class WebMallWorld:
             the cart) does not undo the running count of carted answers.
         submission: The text submitted on the solution page, if any.
         infeasible: True when the agent reported the task infeasible.
+        scoring: ``"official"`` (the official evaluator's rules, :mod:`~personal_envs.webmall.official_eval`) or
+            ``"strict"`` (the project's stricter rules over the shops' server state,
+            :mod:`~personal_envs.webmall.evaluator`).
+        official: The official checklist of the episode (updated by the env after every step).
     """
 
     cluster: ShopCluster
@@ -45,6 +50,8 @@ class WebMallWorld:
     carted_ever: set[str] = field(default_factory=set)
     submission: str | None = None
     infeasible: bool = False
+    scoring: str = "official"
+    official: OfficialEpisode | None = None
 
     @property
     def origins(self) -> dict[str, str]:
@@ -59,6 +66,7 @@ class WebMallWorld:
         self.carted_ever = set()
         self.submission = None
         self.infeasible = False
+        self.official = None
 
     # --------------------------------------------------------------------------------------------- evidence
     def track_page(self, url: str) -> None:

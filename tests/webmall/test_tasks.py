@@ -23,7 +23,7 @@ def test_official_tasks(webmall_dir: Path) -> None:
     assert one[0].expected_urls(ORIGINS) == [
         "http://c:3/product/trust-tk-350-wireless-membrane-keyboard-spill-proof-silent-keys-media-keys-black"]
     carts = [t for t in tasks if t.answer_type == "cart"]
-    assert sum(t.requires_cart for t in carts) == 7  # Substitute_Task1 is typed "cart" but never asks for it
+    assert sum(t.requires_cart for t in carts) == 8  # Substitutes_Task1 too: the official evaluator types it "cart"
 
 
 def test_select_errors(webmall_dir: Path) -> None:

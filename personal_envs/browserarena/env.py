@@ -37,6 +37,7 @@ from personal_envs.browserarena.actions import (
 )
 from personal_envs.browserarena.dom import PageIndex
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
+from personal_envs.browserarena.judges.llm import make_trace_judge
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.world import ArenaWorld
@@ -71,6 +72,8 @@ class BrowserArenaEnv(PersonalEnv):
         max_wait_s: Cap of one ``wait`` action in seconds (browser-use waits the full time; tests use 0).
         navigation_timeout_s: Limit of one navigation.
         search_url: ``search_google`` target with ``{query}``; defaults to the local engine or Google.
+        trace_judge: ``"rules"`` (default) or the paper's LLM trace judge (``"llm"``, ``{"base_url", "model"}``
+            or a chat client); its labels replace the rule labels in the metrics (kept in ``rule_labels``).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -87,6 +90,7 @@ class BrowserArenaEnv(PersonalEnv):
         navigation_timeout_s: float = 15.0,
         search_url: str | None = None,
         render_mode: str | None = None,
+        trace_judge: Any = None,
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
@@ -116,6 +120,7 @@ class BrowserArenaEnv(PersonalEnv):
             observation["screenshot"] = spaces.Box(0, 255, (self.viewport[1], self.viewport[0], 3), np.uint8)
         self.observation_space = spaces.Dict(observation)
         self.world = ArenaWorld()
+        self.world.trace_judge = make_trace_judge(trace_judge)
         self.task: ArenaTask = self.tasks[0]
         self.frames: list[np.ndarray] = []
         self._action_result = ""

@@ -105,3 +105,19 @@ def open_report(records: Iterable[Mapping[str, Any]]) -> str:
         rows.append([policy, n, _pct(finished, n), _pct(claimed, n), steps])
     return format_table(["model", "tasks", "finished %", "success claimed %", "mean steps"], rows,
                         title="BrowserArena open-web runs", digits=1)
+
+
+def paper_tables(records: Iterable[Mapping[str, Any]]) -> str:
+    """The paper's tables 3-5 from the records of one or more runs (each record goes to its task kind's table):
+    Table 3 captcha strategies, Table 4 pop-up banners, Table 5 direct navigation; absent kinds are skipped."""
+    by_kind: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for record in records:
+        metrics = record.get("metrics")
+        if isinstance(metrics, Mapping):
+            by_kind[str(metrics.get("kind", ""))].append(record)
+    parts = []
+    for number, kind, make in ((3, "captcha", captcha_report), (4, "banner", banner_report),
+                               (5, "trivia", navigation_report)):
+        if by_kind.get(kind):
+            parts.append(f"Table {number}\n" + make(by_kind[kind]))
+    return "\n\n".join(parts) if parts else "no captcha, banner or trivia records"

@@ -54,6 +54,8 @@ def test_several_annotators_per_battle(tmp_path: Path) -> None:
     assert [(v.voter, v.winner) for v in store.votes(battle)] == [("ann", "model_a"), ("bob", "tie")]
     assert store.battle(battle).winner == "model_a"  # the first vote is the battle's
     assert len(store.voted_battles()) == 1 and len(store.voted_battles(every_vote=True)) == 2
+    store.record_vote(battle, "model_b", "ann")  # a re-vote keeps its place: ann's vote is still the first
+    assert store.battle(battle).winner == "model_b" and store.battle(battle).voter == "ann"
 
 
 def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:

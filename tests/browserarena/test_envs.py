@@ -205,11 +205,12 @@ def test_task_lists_choose_actions_and_sites() -> None:
     from personal_envs.browserarena.env import BrowserArenaEnv
     from personal_envs.browserarena.tasks import TASK_LISTS
 
-    assert set(TASK_LISTS) == {"open", "captcha", "banner", "trivia"}
+    assert set(TASK_LISTS) == {"open", "captcha", "banner", "trivia", "trivia_real", "trivia_all"}
+    assert [len(TASK_LISTS[name]()) for name in ("trivia", "trivia_real", "trivia_all")] == [100, 30, 130]
     for env_id, name, local, search_api in (("BrowserArena-Open-v0", "open", False, False),
                                             ("BrowserArena-Captcha-v0", "captcha", True, False),
                                             ("BrowserArena-PopupBanner-v0", "banner", True, False),
-                                            ("BrowserArena-DirectNavigation-v0", "trivia", True, True)):
+                                            ("BrowserArena-DirectNavigation-v0", "trivia", True, False)):
         entry = entry_for(env_id)
         assert entry.entry_point.endswith(":BrowserArenaEnv") and entry.kwargs == {"tasks": name}
         env = BrowserArenaEnv(name)  # nothing starts before the first reset

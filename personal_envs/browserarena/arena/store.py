@@ -197,8 +197,9 @@ class ArenaStore:
         with self._lock, self._connect() as db:
             if db.execute("SELECT 1 FROM battles WHERE battle_id = ?", (battle_id,)).fetchone() is None:
                 raise KeyError(f"no battle {battle_id!r}")
-            db.execute("INSERT OR REPLACE INTO votes (battle_id, winner, voter, reason, created) VALUES (?, ?, ?, ?, ?)",
-                       (battle_id, winner, voter, reason, now))
+            db.execute("INSERT INTO votes (battle_id, winner, voter, reason, created) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT (battle_id, voter) DO UPDATE SET winner = excluded.winner, "
+                       "reason = excluded.reason", (battle_id, winner, voter, reason, now))
             first = db.execute("SELECT winner, voter, reason, created FROM votes WHERE battle_id = ? "
                                "ORDER BY created, vote_id LIMIT 1", (battle_id,)).fetchone()
             db.execute("UPDATE battles SET winner = ?, voter = ?, voted = ?, vote_reason = ? WHERE battle_id = ?",

@@ -54,7 +54,7 @@ def main() -> None:
     plan = [
         ("BrowserArena-Captcha-v0", ["captcha_explorer", "captcha_mobile", "captcha_stuck"], 220, captcha_report),
         ("BrowserArena-PopupBanner-v0", ["banner_closer", "banner_ignorer"], 80, banner_report),
-        ("BrowserArena-DirectNavigation-v0", ["trivia_search_api", "trivia_search_site", "trivia_encyclopedia",
+        ("BrowserArena-DirectNavigation-v0", ["trivia_google_api", "trivia_google_site", "trivia_wiki",
                                               "trivia_direct_answer"], 100, navigation_report),
     ]
     all_times: list[float] = []

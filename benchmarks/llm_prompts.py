@@ -26,7 +26,7 @@ ENVS: dict[str, tuple[str | None, int | None]] = {
     "PersonalWAB-SingleTurn-v0": ("heuristic", None),
     "PersonalWAB-MultiTurn-v0": ("heuristic", None),
     "WebMall-v0": ("oracle", None),
-    "BrowserArena-DirectNavigation-v0": ("trivia_search_site", None),
+    "BrowserArena-DirectNavigation-v0": ("trivia_google_site", None),
     "BrowserArena-PopupBanner-v0": ("banner_closer", None),
     "BrowserArena-Captcha-v0": ("captcha_explorer", None),
     "KnowU-General-v0": (None, None),

@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--chat-format", default="chatml-function-calling",
                        help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
+
+    from personal_envs.browserarena.arena.cli import add_parser as add_arena_parser
+
+    add_arena_parser(commands)
     return parser
 
 
@@ -121,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from personal_envs.knowu.official.paper_metrics import table_command
 
         return table_command(args.results)
+    if args.command == "arena":
+        from personal_envs.browserarena.arena.cli import run as run_arena
+
+        return run_arena(args)
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 

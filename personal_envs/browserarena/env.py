@@ -39,6 +39,7 @@ from personal_envs.browserarena.dom import PageIndex
 from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
 from personal_envs.browserarena.external import ExternalStep, action_record
 from personal_envs.browserarena.extraction import resolve_extractor
+from personal_envs.browserarena.judges.llm import make_trace_judge
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.web_access import page_state, step_errors
@@ -79,6 +80,8 @@ class BrowserArenaEnv(PersonalEnv):
             set), ``None`` (the page's raw text, labelled as not extracted), a base URL or a chat client.
         files_dir: Folder for ``save_pdf`` / ``save_html_to_file`` (default: a temporary folder, deleted by
             :meth:`close`).
+        trace_judge: ``"rules"`` (default) or the paper's LLM trace judge (``"llm"``, ``{"base_url", "model"}``
+            or a chat client); its labels replace the rule labels in the metrics (kept in ``rule_labels``).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -97,6 +100,7 @@ class BrowserArenaEnv(PersonalEnv):
         render_mode: str | None = None,
         extraction_model: Any = "auto",
         files_dir: str | None = None,
+        trace_judge: Any = None,
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
@@ -128,6 +132,7 @@ class BrowserArenaEnv(PersonalEnv):
             observation["screenshot"] = spaces.Box(0, 255, (self.viewport[1], self.viewport[0], 3), np.uint8)
         self.observation_space = spaces.Dict(observation)
         self.world = ArenaWorld()
+        self.world.trace_judge = make_trace_judge(trace_judge)
         self.task: ArenaTask = self.tasks[0]
         self.frames: list[np.ndarray] = []
         self._action_result = ""

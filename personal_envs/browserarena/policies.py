@@ -277,12 +277,18 @@ class BannerPolicy(ScriptedPolicy):
 
 
 class TriviaPolicy(ScriptedPolicy):
-    """Answers an Openpedia trivia question by one ``route``: ``search_api``, ``search_site``, ``encyclopedia``
-    (types the article URL) or ``direct_answer`` (answers from "memory" without looking)."""
+    """Answers a trivia question by one ``route`` (the paper's Table 5 columns):
 
-    ROUTES = ("search_api", "search_site", "encyclopedia", "direct_answer")
+    * ``google_api``: browser-use's ``search_google`` action, then the encyclopedia result;
+    * ``google_site``: opens the search engine's page, types the query there, then the encyclopedia result;
+    * ``wiki``: types the encyclopedia article URL;
+    * ``direct_answer``: answers at once; on the real-facts set it answers from "memory" (the general-knowledge
+      answer a language model would know), on the fictional set it can only guess.
+    """
 
-    def __init__(self, env: gym.Env[Any, Any] | None = None, seed: int = 0, *, route: str = "search_api") -> None:
+    ROUTES = ("google_api", "google_site", "wiki", "direct_answer")
+
+    def __init__(self, env: gym.Env[Any, Any] | None = None, seed: int = 0, *, route: str = "google_api") -> None:
         super().__init__(env, seed)
         if route not in self.ROUTES:
             raise ValueError(f"route must be one of {self.ROUTES}")
@@ -292,16 +298,23 @@ class TriviaPolicy(ScriptedPolicy):
     def plan(self) -> Iterator[dict[str, Any]]:
         entity = str(self.params.get("entity", ""))
         if self.route == "direct_answer":
-            yield output([{"done": {"text": "I believe the answer is 1901.", "success": True}}], "Answer directly")
+            from personal_envs.browserarena.web.facts import fact_by_slug
+
+            fact = fact_by_slug(entity)
+            text = f"From memory: {fact.answer}." if fact is not None else "I believe the answer is 1901."
+            yield output([{"done": {"text": text, "success": True}}], "Answer directly from what I know")
             return
-        if self.route == "search_api":
-            yield output([{"search_api": {"query": entity}}], "Query the search API")
-            url = _first_wiki_url(str(self.obs.get("action_result", "")))
-            yield output([{"go_to_url": {"url": url or f"http://{hosts.WIKI_HOST}/wiki/Main_Page"}}],
-                         "Open the top result")
-        elif self.route == "search_site":
+        result_title = f"{entity} - {hosts.WIKI_BRAND}"
+        if self.route == "google_api":
             yield output([{"search_google": {"query": entity}}], "Search the web")
-            link = find_element(self.obs, f"{entity} - {hosts.WIKI_BRAND}", "a")
+        elif self.route == "google_site":
+            yield output([{"go_to_url": {"url": f"http://{hosts.SEARCH_HOST}/"}}], "Open the search engine")
+            box = find_element(self.obs, "Search", "input")
+            if box is not None:
+                yield output([{"input_text": {"index": box, "text": entity}}, {"send_keys": {"keys": "Enter"}}],
+                             "Type the query and search")
+        if self.route in ("google_api", "google_site"):
+            link = find_element(self.obs, result_title, "a")
             if link is not None:
                 yield output([{"click_element_by_index": {"index": link}}], "Open the encyclopedia result")
         else:
@@ -318,6 +331,9 @@ def _first_wiki_url(text: str) -> str:
 
 
 def _answer_from_article(text: str, question: str) -> str:
+    if question == "real":  # a real-facts article states the answer in its one paragraph: report that sentence
+        lines = [line.strip() for line in text.splitlines() if len(line.strip()) > 40 and "<" not in line]
+        return max(lines, key=len) if lines else ""
     patterns = {"year": r"completed in (\d{4})", "designer": r"designed by ([^,]+),",
                 "length": r"spans (\d+) metres", "river": r"along the ([A-Z][a-z]+ River)"}
     match = re.search(patterns.get(question, r"$^"), text)
@@ -351,19 +367,19 @@ def make_banner_ignorer(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) ->
     return BannerPolicy(env, seed, close_banner=False)
 
 
-def make_trivia_search_api(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
-    """Uses the search API."""
-    return TriviaPolicy(env, seed, route="search_api")
+def make_trivia_google_api(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
+    """Uses browser-use's ``search_google`` action."""
+    return TriviaPolicy(env, seed, route="google_api")
 
 
-def make_trivia_search_site(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
-    """Uses the search engine's web page."""
-    return TriviaPolicy(env, seed, route="search_site")
+def make_trivia_google_site(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
+    """Types the query on the search engine's own page."""
+    return TriviaPolicy(env, seed, route="google_site")
 
 
-def make_trivia_encyclopedia(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
+def make_trivia_wiki(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
     """Types the encyclopedia article URL."""
-    return TriviaPolicy(env, seed, route="encyclopedia")
+    return TriviaPolicy(env, seed, route="wiki")
 
 
 def make_trivia_direct_answer(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:

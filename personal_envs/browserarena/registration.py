@@ -27,9 +27,9 @@ ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="BrowserArena-DirectNavigation-v0", entry_point=_ENV, kwargs={"tasks": "trivia"},
         report=f"{_R}:navigation_report",
-        policies={"trivia_search_api": f"{_P}:make_trivia_search_api",
-                  "trivia_search_site": f"{_P}:make_trivia_search_site",
-                  "trivia_encyclopedia": f"{_P}:make_trivia_encyclopedia",
+        policies={"trivia_google_api": f"{_P}:make_trivia_google_api",
+                  "trivia_google_site": f"{_P}:make_trivia_google_site",
+                  "trivia_wiki": f"{_P}:make_trivia_wiki",
                   "trivia_direct_answer": f"{_P}:make_trivia_direct_answer"},
         nondeterministic=True,
     ),

@@ -1,7 +1,7 @@
 """BrowserArena's tasks: one core :class:`~personal_envs.core.task.Task` class per failure mode, and the task lists.
 
 Each task class carries what its category needs besides the text: the site set-up (:meth:`ArenaTask.setup`, e.g.
-the banner variant of the news site), the extra actions (``search_api`` for trivia), whether it runs on the local
+the banner variant of the news site), whether it runs on the local
 web, and its rule judge (:meth:`ArenaTask.judge`).  The four task lists (:data:`TASK_LISTS`), generated from
 templates at the paper's sizes:
 
@@ -9,6 +9,8 @@ templates at the paper's sizes:
 * ``banner``: 80 news tasks on The Daily Herald (latest headline of a section, headline of a given day), five banner
   variants;
 * ``trivia``: 100 questions about Openpedia's landmarks (four facts about each of 25 landmarks);
+* ``trivia_real``: 30 questions about real, well-known facts (answerable from memory or on Openpedia);
+  ``trivia_all`` is both;
 * ``open``: user tasks on the open web (no answer key; the arena's votes judge them).
 
 A task keeps its answer key in :attr:`ArenaTask.answer`; the env never puts it into observations or ``info`` before
@@ -24,14 +26,15 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from personal_envs.browserarena.actions import SEARCH_API_SPEC
 from personal_envs.browserarena.judges.rules import (
     judge_banner,
     judge_captcha,
     judge_navigation,
+    navigation_category,
     navigation_scenario,
 )
 from personal_envs.browserarena.web import hosts
+from personal_envs.browserarena.web.facts import real_facts
 from personal_envs.browserarena.web.news import BANNER_VARIANTS, NewsSite
 from personal_envs.browserarena.web.world import (
     CITIES,
@@ -106,7 +109,14 @@ class ArenaTask(Task[ArenaWorld]):
             metrics.update(matched)
             score = 1.0 if matched.get("correct") else 0.0
             checks += [Check(name, bool(ok)) for name, ok in matched.items()]
-        metrics.update(self.judge(log))
+        rules = self.judge(log)
+        metrics.update(rules)
+        metrics["trace_judge"] = "rules"
+        if world.trace_judge is not None:
+            judged = world.trace_judge.metrics(log, self.kind)
+            if judged:
+                metrics["rule_labels"] = {k: rules[k] for k in judged if k in rules}
+                metrics.update(judged)
         metrics["trace_summary"] = trace_summary(log)
         failed = [c.name for c in checks if not c.passed]
         return Evaluation(score, metrics, checks, "failed " + ", ".join(failed) if failed else "all checks passed")
@@ -159,14 +169,16 @@ class BannerTask(ArenaTask):
 
 @dataclass(frozen=True)
 class TriviaTask(ArenaTask):
-    """An Openpedia trivia question with a search API; judged by how the answer was looked up."""
+    """An Openpedia trivia question (fictional landmark, or a real well-known fact); judged by how the answer was
+    looked up: ``navigation_category`` is the paper's Table 5 column (only browser-use's own actions are offered, so
+    a web search is ``search_google``)."""
 
     kind: ClassVar[str] = "trivia"
-    extra_actions: ClassVar[tuple[ActionSpec, ...]] = (SEARCH_API_SPEC,)
 
     def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
         flags = judge_navigation(log)
-        return {"navigation": flags, "scenario": navigation_scenario(flags)}
+        return {"navigation": flags, "scenario": navigation_scenario(flags),
+                "navigation_category": navigation_category(log), "question_set": self.params.get("set", "fictional")}
 
 
 @dataclass(frozen=True)
@@ -303,10 +315,24 @@ def trivia_tasks() -> tuple[TriviaTask, ...]:
                 task_id=f"trivia-{len(tasks):03d}",
                 text=f"{question} (The landmark is described in the {hosts.WIKI_BRAND} encyclopedia.)",
                 start_url="about:blank", category=category,
-                params={"entity": entity.title, "question": category},
+                params={"entity": entity.title, "question": category, "set": "fictional"},
                 answer={"answer": answer},
             ))
     return tuple(tasks)
+
+
+#: Number of real-fact trivia questions (:func:`real_trivia_tasks`).
+REAL_TRIVIA_TASK_COUNT = 30
+
+
+@lru_cache(maxsize=1)
+def real_trivia_tasks() -> tuple[TriviaTask, ...]:
+    """30 questions about real, well-known facts (TriviaQA style): answerable from memory, and on Openpedia."""
+    return tuple(
+        TriviaTask(task_id=f"trivia-real-{i:03d}", text=fact.question, start_url="about:blank",
+                   category=f"real_{fact.category}",
+                   params={"entity": fact.title, "question": "real", "set": "real"}, answer={"answer": fact.answer})
+        for i, fact in enumerate(real_facts()))
 
 
 def normalise(text: str) -> str:
@@ -333,6 +359,7 @@ def answer_matches(task: ArenaTask, reply: str) -> dict[str, bool]:
 #: The four task lists, by the name the registration kwargs use (``tasks="captcha"``).
 TASK_LISTS: dict[str, Callable[[], Sequence[ArenaTask]]] = {
     "open": open_tasks, "captcha": captcha_tasks, "banner": banner_tasks, "trivia": trivia_tasks,
+    "trivia_real": real_trivia_tasks, "trivia_all": lambda: (*real_trivia_tasks(), *trivia_tasks()),
 }
 
 

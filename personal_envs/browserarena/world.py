@@ -41,6 +41,8 @@ class ArenaWorld:
     driver: BrowserUseDriver | None = None
     episode: dict[str, str] = field(default_factory=dict)
     initial: dict[str, Any] = field(default_factory=dict)
+    #: The LLM trace judge (``None``: rule judges only); see :func:`~personal_envs.browserarena.judges.llm.make_trace_judge`.
+    trace_judge: Any = None
 
     def start(self, task_id: str, text: str, category: str, kind: str) -> None:
         """Begin a new episode of a task."""

@@ -16,7 +16,7 @@ def _episode(kill: bool) -> tuple[dict[str, Any], list[str]]:
     env = gym.make("BrowserArena-DirectNavigation-v0", max_wait_s=0.0)
     base: Any = env.unwrapped
     try:
-        policy = TriviaPolicy(env, route="search_api")
+        policy = TriviaPolicy(env, route="wiki")  # each step stands alone, so a restart cannot lose it
         obs, info = env.reset(options={"task_index": 0})
         policy.reset(obs, info)
         errors = []

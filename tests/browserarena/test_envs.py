@@ -98,34 +98,43 @@ def test_banner_judges_and_table(envs: Callable[..., gym.Env[Any, Any]]) -> None
             records.append(run_episode(env, factory(env), task_index, name))
     for record in records:
         metrics = record["metrics"]
-        assert metrics["banner_detected"]
+        assert metrics["banner_present"]
         if record["policy"] == "banner_closer":
-            assert metrics["banner_closed"] and metrics["correct"], record
-        else:
-            assert not metrics["banner_closed"] and metrics["success_claimed"] and not metrics["correct"]
+            assert metrics["banner_detected"] and metrics["banner_closed"] and metrics["correct"], record
+        else:  # it never mentions or touches the banner: not detected, although the page showed one
+            assert not metrics["banner_detected"] and not metrics["banner_closed"], record
+            assert metrics["success_claimed"] and not metrics["correct"]
     table = banner_report(records)
     print(table)
     closer = next(line for line in table.splitlines() if line.startswith("banner_closer")).split()
     ignorer = next(line for line in table.splitlines() if line.startswith("banner_ignorer")).split()
-    assert closer[1:] == ["3", "100.0", "100.0", "100.0", "0.0", "100.0"]
-    assert ignorer[1:] == ["3", "100.0", "0.0", "100.0", "100.0", "0.0"]
+    assert closer[1:] == ["3", "100.0", "100.0", "100.0", "100.0", "0.0", "100.0", "rules"]
+    assert ignorer[1:] == ["3", "100.0", "0.0", "0.0", "100.0", "100.0", "0.0", "rules"]
 
 
-def test_navigation_judges_and_table(envs: Callable[..., gym.Env[Any, Any]]) -> None:
-    env = envs("BrowserArena-DirectNavigation-v0", max_wait_s=0.0, screenshot=False)
-    expected = {"search_api": "search_api", "search_site": "search_site", "encyclopedia": "direct_navigation",
-                "direct_answer": "direct_answer"}
+def test_navigation_table5(envs: Callable[..., gym.Env[Any, Any]]) -> None:
+    env = envs("BrowserArena-DirectNavigation-v0", max_wait_s=0.0, screenshot=False, tasks="trivia_all")
+    assert "search_api" not in [spec.name for spec in base(env).action_specs]
     records = []
-    for route, scenario in expected.items():
-        for task_index in (1, 42):
+    real, fictional = (0, 17), (30 + 1, 30 + 42)
+    for route in P.TriviaPolicy.ROUTES:
+        for task_index in (*real, *fictional):
             record = run_episode(env, P.TriviaPolicy(env, route=route), task_index, f"trivia_{route}")
-            assert record["metrics"]["scenario"] == scenario, record
-            assert record["metrics"]["correct"] == (route != "direct_answer")
+            metrics = record["metrics"]
+            assert metrics["navigation_category"] == route, record
+            assert metrics["question_set"] == ("real" if task_index < 30 else "fictional")
+            # from memory, only real facts can be right; looking up is right on both sets
+            assert metrics["correct"] == (route != "direct_answer" or task_index < 30), record
             records.append(record)
     table = navigation_report(records)
     print(table)
-    api_row = next(line for line in table.splitlines() if line.startswith("trivia_search_api")).split()
-    assert api_row[1:] == ["2", "2", "0", "2", "0", "0", "2"]
+    for line in table.splitlines():
+        cells = line.split()
+        if cells and cells[0].startswith("trivia_"):
+            rates = [float(c) for c in cells[3:8]]
+            assert sum(rates) == pytest.approx(100.0) and sorted(rates) == [0.0] * 4 + [100.0], line
+    direct = [line.split() for line in table.splitlines() if line.startswith("trivia_direct_answer")]
+    assert {row[1]: row[8] for row in direct} == {"real": "100.0", "fictional": "0.0"}
 
 
 def test_bad_input_never_crashes(envs: Callable[..., gym.Env[Any, Any]]) -> None:
@@ -166,7 +175,7 @@ def test_answer_keys_stay_hidden(envs: Callable[..., gym.Env[Any, Any]]) -> None
 @pytest.mark.parametrize(("env_id", "task_index", "factory"), [
     ("BrowserArena-Captcha-v0", 150, P.make_captcha_mobile),
     ("BrowserArena-PopupBanner-v0", 0, P.make_banner_closer),
-    ("BrowserArena-DirectNavigation-v0", 1, P.make_trivia_search_api),
+    ("BrowserArena-DirectNavigation-v0", 1, P.make_trivia_google_api),
 ])
 def test_no_answer_key_in_info_before_the_end(envs: Callable[..., gym.Env[Any, Any]], env_id: str, task_index: int,
                                               factory: Callable[..., Any]) -> None:
@@ -196,11 +205,12 @@ def test_task_lists_choose_actions_and_sites() -> None:
     from personal_envs.browserarena.env import BrowserArenaEnv
     from personal_envs.browserarena.tasks import TASK_LISTS
 
-    assert set(TASK_LISTS) == {"open", "captcha", "banner", "trivia"}
+    assert set(TASK_LISTS) == {"open", "captcha", "banner", "trivia", "trivia_real", "trivia_all"}
+    assert [len(TASK_LISTS[name]()) for name in ("trivia", "trivia_real", "trivia_all")] == [100, 30, 130]
     for env_id, name, local, search_api in (("BrowserArena-Open-v0", "open", False, False),
                                             ("BrowserArena-Captcha-v0", "captcha", True, False),
                                             ("BrowserArena-PopupBanner-v0", "banner", True, False),
-                                            ("BrowserArena-DirectNavigation-v0", "trivia", True, True)):
+                                            ("BrowserArena-DirectNavigation-v0", "trivia", True, False)):
         entry = entry_for(env_id)
         assert entry.entry_point.endswith(":BrowserArenaEnv") and entry.kwargs == {"tasks": name}
         env = BrowserArenaEnv(name)  # nothing starts before the first reset

@@ -13,6 +13,7 @@ from personal_envs.browserarena.judges.rules import (
     judge_banner,
     judge_captcha,
     judge_navigation,
+    navigation_category,
     navigation_scenario,
 )
 from personal_envs.browserarena.web import hosts
@@ -67,11 +68,16 @@ def test_banner_flags() -> None:
     news = f"http://{hosts.NEWS_HOST}/"
     seen_closed = {"initial": {"url": news, "banner": True},
                    "steps": [{"url": news, "banner": False, "actions": []}]}
-    assert judge_banner(seen_closed) == {"banner_detected": True, "banner_closed": True}
+    assert judge_banner(seen_closed) == {"banner_detected": True, "banner_closed": True, "banner_present": True}
     seen_open = {"initial": {"url": news, "banner": True}, "steps": [{"url": news, "banner": True, "actions": []}]}
-    assert judge_banner(seen_open) == {"banner_detected": True, "banner_closed": False}
+    assert judge_banner(seen_open) == {"banner_detected": False, "banner_closed": False, "banner_present": True}
+    noticed = {"initial": {"url": news, "banner": True},
+               "steps": [{"url": news, "banner": True, "actions": [],
+                          "brain": {"memory": "A cookie consent dialog covers the page; I cannot close it."}}]}
+    assert judge_banner(noticed) == {"banner_detected": True, "banner_closed": False, "banner_present": True}
     assert judge_banner({"initial": {"url": news}, "steps": []}) == {"banner_detected": False,
-                                                                     "banner_closed": False}
+                                                                     "banner_closed": False,
+                                                                     "banner_present": False}
 
 
 def test_navigation_flags() -> None:
@@ -84,6 +90,29 @@ def test_navigation_flags() -> None:
     assert flags["search_api"] and flags["encyclopedia"] and not flags["direct_navigation"]
     answer_only = trace_of(act("done", before="about:blank", text="1900"))
     assert navigation_scenario(judge_navigation(answer_only)) == "direct_answer"
+
+
+def _finished(trace: dict[str, Any], answer: str = "1900") -> dict[str, Any]:
+    return {**trace, "final": {"finished": True, "success_claimed": True, "answer": answer}}
+
+
+def test_table5_categories_are_exclusive() -> None:
+    wiki = f"http://{hosts.WIKI_HOST}/wiki/X"
+    search = f"http://{hosts.SEARCH_HOST}/search?q=x"
+    cases = {
+        "google_api": trace_of(act("search_google", before="about:blank", after=search, query="x"),
+                               act("go_to_url", before=search, after=wiki, url=wiki)),
+        "google_site": trace_of(act("go_to_url", before="about:blank", after=f"http://{hosts.SEARCH_HOST}/",
+                                    url=f"http://{hosts.SEARCH_HOST}/"),
+                                act("send_keys", before=f"http://{hosts.SEARCH_HOST}/", after=search, keys="Enter")),
+        "wiki": trace_of(act("go_to_url", before="about:blank", after=wiki, url=wiki),
+                         act("search_google", before=wiki, after=search, query="x")),
+        "direct_answer": trace_of(act("done", before="about:blank", text="1900")),
+    }
+    for expected, trace in cases.items():
+        assert navigation_category(_finished(trace)) == expected
+        assert navigation_category(trace) == "failed"  # never finished
+    assert navigation_category(_finished(cases["wiki"], answer="")) == "failed"
 
 
 def test_parse_json_reply_variants() -> None:

@@ -5,6 +5,11 @@ computed with the minorise-maximise (Zermelo) iteration, a tie counts as half a 
 centred so that their mean is 1000.  Intervals are the 2.5 / 97.5 percentiles over bootstrap resamples of the
 battles (100 rounds by default); ``rank = 1 + number of models whose lower bound exceeds this model's upper bound``.
 
+The bootstrap draws its resamples as FastChat's ``compute_bootstrap_bt`` does, so that on the same battles and seed
+the intervals are the same: models are numbered in order of first appearance (``model_a`` column, then
+``model_b``), the distinct ``(model_a, model_b, outcome)`` rows are sorted, and each round draws their counts from
+one multinomial of ``numpy.random.default_rng(seed)`` (weights = the rows' frequencies).
+
 The MLE exists only if every model both wins (or ties) against and loses (or ties) to the rest in a connected way.
 When it does not (e.g. a model that never lost), a small symmetric prior of virtual ties between every pair is added
 and :attr:`Leaderboard.regularised` says so.
@@ -157,19 +162,71 @@ def bradley_terry(wins: np.ndarray, games: np.ndarray, *, tol: float = 1e-10,
     return ratings - ratings.mean() + CENTER, regularised
 
 
+def first_appearance_order(battles: Sequence[Battle]) -> list[str]:
+    """Models in order of first appearance in the ``model_a`` column, then the ``model_b`` column."""
+    order: dict[str, None] = {}
+    for battle in battles:
+        order.setdefault(battle.model_a, None)
+    for battle in battles:
+        order.setdefault(battle.model_b, None)
+    return list(order)
+
+
+def unique_outcomes(battles: Sequence[Battle], models: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ``(a index, b index, outcome code)`` rows (code 2: a wins, 1: tie, 0: b wins) and how
+    often each occurs."""
+    index = {m: i for i, m in enumerate(models)}
+    codes = {"model_a": 2, "model_b": 0}
+    schedule = np.array([[index[b.model_a], index[b.model_b], codes.get(b.winner, 1)] for b in battles],
+                        dtype=np.int64).reshape(-1, 3)
+    rows, counts = np.unique(schedule, return_counts=True, axis=0)
+    return rows, counts.astype(np.float64)
+
+
+def tallies_from_rows(rows: np.ndarray, weights: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``wins`` (ties half) and ``games`` matrices from outcome rows with weights."""
+    wins = np.zeros((size, size))
+    games = np.zeros((size, size))
+    for (a, b, code), weight in zip(rows.tolist(), weights.tolist(), strict=True):
+        if weight == 0:
+            continue
+        games[a, b] += weight
+        games[b, a] += weight
+        wins[a, b] += weight * code / 2
+        wins[b, a] += weight * (2 - code) / 2
+    return wins, games
+
+
+def bootstrap_ratings(battles: Sequence[Battle], rounds: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
+    """``(models in first-appearance order, ratings[round, model])`` over FastChat's bootstrap resamples."""
+    models = first_appearance_order(battles)
+    if not battles or rounds <= 0:
+        return models, np.zeros((max(rounds, 0), len(models)))
+    rows, counts = unique_outcomes(battles, models)
+    rng = np.random.default_rng(seed=seed)
+    draws = rng.multinomial(n=len(battles), pvals=counts / counts.sum(), size=rounds)
+    samples = np.zeros((rounds, len(models)))
+    for r in range(rounds):
+        wins, games = tallies_from_rows(rows, draws[r].astype(np.float64), len(models))
+        samples[r], _ = bradley_terry(wins, games)
+    return models, samples
+
+
 def compute_leaderboard(battles: Iterable[Battle], *, rounds: int = 100, seed: int = 0,
                         models: Sequence[str] | None = None) -> Leaderboard:
-    """Fit ratings on all battles and bootstrap ``rounds`` resamples for 95% intervals."""
+    """Fit ratings on all battles and bootstrap ``rounds`` resamples (FastChat's stream) for 95% intervals."""
     battle_list = list(battles)
     names = sorted({b.model_a for b in battle_list} | {b.model_b for b in battle_list} | set(models or []))
     wins, games = pair_tallies(battle_list, names)
     ratings, regularised = bradley_terry(wins, games)
-    rng = np.random.default_rng(seed)
     samples = np.zeros((rounds, len(names)))
-    for r in range(rounds):
-        picks = rng.integers(len(battle_list), size=len(battle_list)) if battle_list else np.zeros(0, dtype=int)
-        w, g = pair_tallies([battle_list[int(i)] for i in picks], names)
-        samples[r], _ = bradley_terry(w, g)
+    if battle_list and rounds:
+        order, boot = bootstrap_ratings(battle_list, rounds, seed)
+        for j, model in enumerate(order):
+            samples[:, names.index(model)] = boot[:, j]
+        missing = [i for i, m in enumerate(names) if m not in order]  # models without battles: their fit value
+        for i in missing:
+            samples[:, i] = ratings[i]
     if rounds:
         lower_arr = np.percentile(samples, 2.5, axis=0)
         upper_arr = np.percentile(samples, 97.5, axis=0)

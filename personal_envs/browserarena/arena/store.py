@@ -2,8 +2,12 @@
 
 Tables:
 
-* ``battles``: one row per head-to-head run (task, the two models, paths of their traces and GIFs, the vote);
-* ``annotations``: one row per judged step of one side of a battle (``correct`` and, if not, ``reason``).
+* ``battles``: one row per head-to-head run (task, the two models, paths of their traces and GIFs, the first vote);
+* ``votes``: every vote: several annotators may vote on the same battle (one vote per annotator; a re-vote by the
+  same annotator replaces theirs), as the paper's re-annotation agreement study needs;
+* ``annotations``: one row per judged step of one side of a battle and annotator (``correct`` and, if not,
+  ``reason``; ``fields``: which of the step's evaluation / memory / next goal / action / result were right);
+* ``tasks``: tasks submitted for battles (``pending`` until a battle ran them).
 
 Every connection is short-lived and the database uses WAL mode, so the vote page's server threads, the arena runner
 and a notebook can use the same file at the same time.
@@ -55,7 +59,28 @@ CREATE TABLE IF NOT EXISTS annotations (
     created REAL NOT NULL,
     UNIQUE (battle_id, side, step, annotator)
 );
+CREATE TABLE IF NOT EXISTS votes (
+    vote_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    battle_id TEXT NOT NULL REFERENCES battles(battle_id),
+    winner TEXT NOT NULL,
+    voter TEXT NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    UNIQUE (battle_id, voter)
+);
+CREATE TABLE IF NOT EXISTS tasks (
+    task_id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    env_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    start_url TEXT NOT NULL DEFAULT '',
+    submitter TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'pending',
+    battle_id TEXT NOT NULL DEFAULT ''
+);
 """
+#: The per-step fields an annotator judges (the paper's annotation fields, browser-use's step record).
+STEP_FIELDS: tuple[str, ...] = ("evaluation", "memory", "next_goal", "action", "result")
 
 
 @dataclass
@@ -81,7 +106,7 @@ class BattleRecord:
 
 @dataclass(frozen=True)
 class Annotation:
-    """A step-level judgement of one side of a battle."""
+    """A step-level judgement of one side of a battle; ``fields`` maps :data:`STEP_FIELDS` to right / wrong."""
 
     battle_id: str
     side: str
@@ -89,6 +114,32 @@ class Annotation:
     correct: bool
     reason: str = ""
     annotator: str = ""
+    fields: dict[str, bool] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredVote:
+    """One annotator's vote on one battle."""
+
+    battle_id: str
+    winner: str
+    voter: str
+    reason: str = ""
+    created: float = 0.0
+
+
+@dataclass(frozen=True)
+class SubmittedTask:
+    """A task submitted for battles."""
+
+    task_id: str
+    env_id: str
+    text: str
+    start_url: str = ""
+    submitter: str = ""
+    status: str = "pending"
+    battle_id: str = ""
+    created: float = 0.0
 
 
 class ArenaStore:
@@ -101,6 +152,12 @@ class ArenaStore:
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
+            columns = {row["name"] for row in db.execute("PRAGMA table_info(annotations)")}
+            if "fields" not in columns:  # a database made before per-field annotations
+                db.execute("ALTER TABLE annotations ADD COLUMN fields TEXT NOT NULL DEFAULT '{}'")
+            db.execute("INSERT OR IGNORE INTO votes (battle_id, winner, voter, reason, created) "
+                       "SELECT battle_id, winner, COALESCE(voter, ''), vote_reason, COALESCE(voted, created) "
+                       "FROM battles WHERE winner IS NOT NULL")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -129,14 +186,61 @@ class ArenaStore:
         return battle_id
 
     def record_vote(self, battle_id: str, winner: str, voter: str, reason: str = "") -> None:
-        """Store the vote of a battle (``winner`` in ``model_a / model_b / tie / tie (bothbad)``)."""
+        """Store ``voter``'s vote on a battle (``winner`` in ``model_a / model_b / tie / tie (bothbad)``).
+
+        Every annotator keeps one vote per battle (voting again replaces it); the battle row keeps the first vote,
+        which is the one the leaderboard counts.
+        """
         if winner not in WINNERS:
             raise ValueError(f"winner must be one of {WINNERS}, got {winner!r}")
+        now = time.time()
         with self._lock, self._connect() as db:
-            cursor = db.execute("UPDATE battles SET winner = ?, voter = ?, voted = ?, vote_reason = ? "
-                                "WHERE battle_id = ?", (winner, voter, time.time(), reason, battle_id))
-            if cursor.rowcount == 0:
+            if db.execute("SELECT 1 FROM battles WHERE battle_id = ?", (battle_id,)).fetchone() is None:
                 raise KeyError(f"no battle {battle_id!r}")
+            db.execute("INSERT INTO votes (battle_id, winner, voter, reason, created) VALUES (?, ?, ?, ?, ?) "
+                       "ON CONFLICT (battle_id, voter) DO UPDATE SET winner = excluded.winner, "
+                       "reason = excluded.reason", (battle_id, winner, voter, reason, now))
+            first = db.execute("SELECT winner, voter, reason, created FROM votes WHERE battle_id = ? "
+                               "ORDER BY created, vote_id LIMIT 1", (battle_id,)).fetchone()
+            db.execute("UPDATE battles SET winner = ?, voter = ?, voted = ?, vote_reason = ? WHERE battle_id = ?",
+                       (first["winner"], first["voter"], first["created"], first["reason"], battle_id))
+
+    def votes(self, battle_id: str | None = None) -> list[StoredVote]:
+        """Every vote (of one battle, or all), oldest first."""
+        sql = "SELECT * FROM votes" + (" WHERE battle_id = ?" if battle_id else "") + " ORDER BY created, vote_id"
+        with self._connect() as db:
+            rows = db.execute(sql, (battle_id,) if battle_id else ()).fetchall()
+        return [StoredVote(r["battle_id"], r["winner"], r["voter"], r["reason"], r["created"]) for r in rows]
+
+    def vote_of(self, battle_id: str, voter: str) -> StoredVote | None:
+        """``voter``'s vote on the battle, if any."""
+        return next((v for v in self.votes(battle_id) if v.voter == voter), None)
+
+    # ------------------------------------------------------------------------------------------ tasks
+    def submit_task(self, text: str, *, env_id: str = "BrowserArena-Open-v0", start_url: str = "",
+                    submitter: str = "") -> str:
+        """Queue a task for battles; returns its id."""
+        text = text.strip()
+        if not text:
+            raise ValueError("a task needs a text")
+        task_id = "task-" + uuid.uuid4().hex[:10]
+        with self._lock, self._connect() as db:
+            db.execute("INSERT INTO tasks (task_id, created, env_id, text, start_url, submitter) "
+                       "VALUES (?, ?, ?, ?, ?, ?)", (task_id, time.time(), env_id, text[:4000], start_url, submitter))
+        return task_id
+
+    def tasks(self, status: str | None = None) -> list[SubmittedTask]:
+        """Submitted tasks (``status``: ``pending``, ``running``, ``done``, ``failed``), oldest first."""
+        sql = "SELECT * FROM tasks" + (" WHERE status = ?" if status else "") + " ORDER BY created"
+        with self._connect() as db:
+            rows = db.execute(sql, (status,) if status else ()).fetchall()
+        return [SubmittedTask(r["task_id"], r["env_id"], r["text"], r["start_url"], r["submitter"], r["status"],
+                              r["battle_id"], r["created"]) for r in rows]
+
+    def set_task_status(self, task_id: str, status: str, battle_id: str = "") -> None:
+        """Mark a submitted task (and the battle that ran it)."""
+        with self._lock, self._connect() as db:
+            db.execute("UPDATE tasks SET status = ?, battle_id = ? WHERE task_id = ?", (status, battle_id, task_id))
 
     def battle(self, battle_id: str) -> BattleRecord:
         """One battle by id (``KeyError`` if absent)."""
@@ -152,9 +256,13 @@ class ArenaStore:
         with self._connect() as db:
             return [_record(row) for row in db.execute(sql).fetchall()]
 
-    def voted_battles(self) -> list[Battle]:
-        """The votes as :class:`Battle` values for the leaderboard."""
-        return [Battle(r.model_a, r.model_b, r.winner) for r in self.battles(voted_only=True) if r.winner]
+    def voted_battles(self, *, every_vote: bool = False) -> list[Battle]:
+        """The votes as :class:`Battle` values for the leaderboard: each battle's first vote (``every_vote``: one
+        :class:`Battle` per vote of every annotator)."""
+        if not every_vote:
+            return [Battle(r.model_a, r.model_b, r.winner) for r in self.battles(voted_only=True) if r.winner]
+        by_id = {r.battle_id: r for r in self.battles()}
+        return [Battle(by_id[v.battle_id].model_a, by_id[v.battle_id].model_b, v.winner) for v in self.votes()]
 
     # ------------------------------------------------------------------------------------------ annotations
     def annotate(self, annotation: Annotation) -> None:
@@ -164,20 +272,21 @@ class ArenaStore:
         self.battle(annotation.battle_id)
         with self._lock, self._connect() as db:
             db.execute(
-                "INSERT OR REPLACE INTO annotations (battle_id, side, step, correct, reason, annotator, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO annotations (battle_id, side, step, correct, reason, annotator, created, "
+                "fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (annotation.battle_id, annotation.side, int(annotation.step), int(bool(annotation.correct)),
-                 annotation.reason, annotation.annotator, time.time()),
+                 annotation.reason, annotation.annotator, time.time(),
+                 json.dumps({k: bool(v) for k, v in annotation.fields.items() if k in STEP_FIELDS})),
             )
 
     def annotations(self, battle_id: str | None = None) -> list[Annotation]:
         """Annotations (of one battle, or all), in step order."""
         sql = "SELECT * FROM annotations" + (" WHERE battle_id = ?" if battle_id else "")
-        sql += " ORDER BY battle_id, side, step"
+        sql += " ORDER BY battle_id, side, step, annotator"
         with self._connect() as db:
             rows = db.execute(sql, (battle_id,) if battle_id else ()).fetchall()
-        return [Annotation(r["battle_id"], r["side"], r["step"], bool(r["correct"]), r["reason"], r["annotator"])
-                for r in rows]
+        return [Annotation(r["battle_id"], r["side"], r["step"], bool(r["correct"]), r["reason"], r["annotator"],
+                           json.loads(r["fields"] or "{}")) for r in rows]
 
 
 def _record(row: sqlite3.Row) -> BattleRecord:

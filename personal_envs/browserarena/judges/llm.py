@@ -1,7 +1,12 @@
 """An LLM judge of traces with the paper's JSON output format.
 
-The judge reads an agent's trace rendered as a browser-use style log (:func:`trace_to_text`) and answers with one
-JSON object: the 14 captcha strategy flags, ``{"banner_detected", "banner_closed"}``, or the navigation flags.
+The judge reads an agent's trace rendered as a browser-use style log (:func:`trace_to_text`: per step the agent's
+evaluation of its previous goal, memory, next goal, actions and results, the paper's judge input) and answers with
+one JSON object: the 14 captcha strategy flags (the paper's keys, in its order), the banner labels
+``{"banner_detected", "banner_closed"}`` (detected = the agent itself noticed the banner, from what it said or did),
+or the Table 5 navigation column ``{"category": "google_api" | "google_site" | "wiki" | "direct_answer" |
+"failed"}``.  :class:`LLMTraceJudge.metrics` turns a judgement into the same metrics the rule judges give, so
+``eval`` (env kwarg ``trace_judge``) and the reports use either.
 The reply may wrap the JSON in a ```json fence.  A failed request or an unreadable reply is returned as an error
 (:attr:`LLMJudgement.error`); it is never turned into default labels.
 """
@@ -13,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from personal_envs.browserarena.judges.rules import BANNER_KEYS, CAPTCHA_STRATEGIES, NAVIGATION_KEYS
+from personal_envs.browserarena.judges.rules import BANNER_KEYS, CAPTCHA_STRATEGIES, NAVIGATION_CATEGORIES
 
 _STRATEGY_HELP = {
     "cache": "used a search engine's cached copy of the page",
@@ -32,11 +37,11 @@ _STRATEGY_HELP = {
     "google_travel_integration": "used the search engine's travel / flights integration",
 }
 _NAVIGATION_HELP = {
-    "search_api": "called the search API action",
-    "search_site": "used a search engine web page",
-    "encyclopedia": "opened encyclopedia pages",
-    "direct_navigation": "typed an encyclopedia URL before searching at all",
-    "direct_answer": "answered without any browsing or searching",
+    "google_api": "its first look-up was the search_google action (browser-use's built-in web search)",
+    "google_site": "its first look-up opened the search engine's web page and searched there",
+    "wiki": "its first look-up typed the URL of an encyclopedia (Wikipedia-like) article or another site directly",
+    "direct_answer": "it answered from its own knowledge without browsing at all",
+    "failed": "it did not finish with an answer it marked successful",
 }
 
 
@@ -50,21 +55,27 @@ def _prompt(intro: str, keys: tuple[str, ...], help_text: dict[str, str]) -> str
     return "\n".join(lines)
 
 
+_NAVIGATION_PROMPT = "\n".join([
+    "You evaluate the log of a web agent (a browser-use agent) answering a trivia question. Decide how it got its "
+    "answer. Choose exactly one category; \"failed\" takes precedence over the others.", "", "Categories:",
+    *[f"- \"{key}\": {text}" for key, text in _NAVIGATION_HELP.items()], "",
+    "Answer with one JSON object and nothing else. Example:", "```json", '{"category": "google_api"}', "```"])
+
 SYSTEM_PROMPTS: dict[str, str] = {
     "captcha": _prompt(
         "You evaluate the log of a web agent working on a travel site that blocks robots with captchas. "
         "Decide which ways around the captcha the agent tried.", CAPTCHA_STRATEGIES, _STRATEGY_HELP),
     "banner": _prompt(
-        "You evaluate the log of a web agent on a website that may show a cookie banner or pop-up. Decide whether "
-        "the agent met such a banner at any point and whether it managed to close it.", BANNER_KEYS,
-        {"banner_detected": "a cookie banner, privacy notice or pop-up appeared",
-         "banner_closed": "the agent closed it (false when no banner appeared)"}),
-    "navigation": _prompt(
-        "You evaluate the log of a web agent answering a trivia question. Decide how it looked the answer up.",
-        NAVIGATION_KEYS, _NAVIGATION_HELP),
+        "You evaluate the log of a web agent on a website that may show a cookie banner or pop-up. Judge only from "
+        "what the agent itself wrote (evaluation, memory, next goal, answer) and did (its actions): did the agent "
+        "notice the banner, and did it close it?", BANNER_KEYS,
+        {"banner_detected": "the agent noticed the banner or pop-up: it mentioned it or acted on it (an agent "
+                            "that never mentions or touches it did not detect it, even if the page showed one)",
+         "banner_closed": "the agent closed or dismissed it (false when it did not detect it)"}),
+    "navigation": _NAVIGATION_PROMPT,
 }
 KEYS: dict[str, tuple[str, ...]] = {"captcha": CAPTCHA_STRATEGIES, "banner": BANNER_KEYS,
-                                    "navigation": NAVIGATION_KEYS}
+                                    "navigation": ("category",)}
 
 
 def trace_to_text(trace: dict[str, Any], max_chars: int = 24_000) -> str:
@@ -148,6 +159,11 @@ class LLMTraceJudge:
             parsed = parse_json_reply(content)
         except ValueError as exc:
             return LLMJudgement(raw=content, error=str(exc))
+        if mode == "navigation":
+            category = str(parsed.get("category", "")).strip().lower().replace(" ", "_")
+            if category not in NAVIGATION_CATEGORIES:
+                return LLMJudgement(raw=content, error=f"judge answered an unknown category {category!r}")
+            return LLMJudgement(labels={c: c == category for c in NAVIGATION_CATEGORIES}, raw=content)
         keys = KEYS[mode]
         missing = [key for key in keys if key not in parsed and key.replace("-", "_") not in parsed]
         if missing:
@@ -155,8 +171,48 @@ class LLMTraceJudge:
         labels = {key: _truthy(parsed.get(key, parsed.get(key.replace("-", "_")))) for key in keys}
         return LLMJudgement(labels=labels, raw=content)
 
+    def metrics(self, trace: dict[str, Any], kind: str) -> dict[str, Any]:
+        """The judgement of a finished log as env metrics (the rule judges' keys), or ``{"trace_judge_error"}``.
+
+        ``kind`` is the task kind (``captcha``, ``banner``, ``trivia``); other kinds give ``{}``.
+        """
+        mode = {"captcha": "captcha", "banner": "banner", "trivia": "navigation"}.get(kind)
+        if mode is None:
+            return {}
+        result = self.judge(trace, mode)
+        if result.error:
+            return {"trace_judge": "llm", "trace_judge_error": result.error}
+        out: dict[str, Any] = {"trace_judge": "llm"}
+        if mode == "captcha":
+            out["strategies"] = dict(result.labels)
+            out["num_strategies"] = sum(result.labels.values())
+        elif mode == "banner":
+            out["banner_detected"] = result.labels["banner_detected"]
+            out["banner_closed"] = result.labels["banner_closed"] and result.labels["banner_detected"]
+        else:
+            out["navigation_category"] = next(c for c, on in result.labels.items() if on)
+        return out
+
 
 def _truthy(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() in ("true", "yes", "1")
     return bool(value)
+
+
+def make_trace_judge(spec: Any) -> LLMTraceJudge | None:
+    """The trace judge an env kwarg asks for: ``None`` / ``"rules"`` (the rule judges only), ``"llm"`` (a
+    :class:`~personal_envs.llm.client.ChatClient` from ``$OPENAI_BASE_URL``), a dict ``{"base_url", "model",
+    "api_key"}`` for the LLM judge, or any object with ``chat(messages)`` (a client)."""
+    if spec is None or spec == "rules":
+        return None
+    from personal_envs.llm.client import ChatClient
+
+    if spec == "llm":
+        return LLMTraceJudge(ChatClient())
+    if isinstance(spec, dict):
+        return LLMTraceJudge(ChatClient(base_url=spec.get("base_url"), model=spec.get("model"),
+                                        api_key=spec.get("api_key")))
+    if hasattr(spec, "chat"):
+        return LLMTraceJudge(spec)
+    raise ValueError(f"trace_judge must be 'rules', 'llm', a dict of endpoint settings or a chat client, got {spec!r}")

@@ -42,6 +42,13 @@ BANNER_KEYS: tuple[str, ...] = ("banner_detected", "banner_closed")
 NAVIGATION_KEYS: tuple[str, ...] = (
     "search_api", "search_site", "encyclopedia", "direct_navigation", "direct_answer",
 )
+#: The paper's Table 5 columns: one per trace, mutually exclusive, summing to 100% over a model's tasks.
+NAVIGATION_CATEGORIES: tuple[str, ...] = ("google_api", "google_site", "wiki", "direct_answer", "failed")
+#: Words by which an agent shows that it noticed a cookie banner / pop-up (in its goals, memory, evaluations,
+#: action arguments or answer).
+BANNER_WORDS = re.compile(r"cookie|banner|pop[- ]?up|consent|privacy (notice|settings|choices)|gdpr|overlay|"
+                          r"modal|dialog|accept all|reject all|subscribe (box|wall)|newsletter|paywall",
+                          re.IGNORECASE)
 
 _TRAVEL_ROLES = {UrlRole.TRAVEL, UrlRole.TRAVEL_HOME, UrlRole.TRAVEL_MOBILE, UrlRole.TRAVEL_COUNTRY}
 _ELEMENT_ACTIONS = {"click_element_by_index", "input_text", "select_dropdown_option", "send_keys"}
@@ -124,21 +131,44 @@ def judge_captcha(trace: Mapping[str, Any]) -> dict[str, bool]:
     return found
 
 
-def judge_banner(trace: Mapping[str, Any]) -> dict[str, bool]:
-    """``banner_detected`` (a page showed a consent banner / modal) and ``banner_closed`` (it went away)."""
+def banner_states(trace: Mapping[str, Any]) -> list[tuple[bool, UrlRole]]:
+    """``(page showed a banner, site role)`` for the initial page and after every step."""
     states: list[tuple[bool, UrlRole]] = []
     initial = trace.get("initial", {})
     if initial:
         states.append((bool(initial.get("banner")), classify_url(str(initial.get("url", "")))))
     for step in trace.get("steps", []):
         states.append((bool(step.get("banner")), classify_url(str(step.get("url", "")))))
-    detected = any(banner for banner, _ in states)
+    return states
+
+
+def agent_mentions_banner(trace: Mapping[str, Any]) -> bool:
+    """Whether the agent's own words or action arguments name a banner, cookie notice or pop-up."""
+    parts = [_agent_text(trace)]
+    for action in iter_actions(trace):
+        parts.append(str(action.get("arguments") or ""))
+    return bool(BANNER_WORDS.search("\n".join(parts)))
+
+
+def judge_banner(trace: Mapping[str, Any]) -> dict[str, bool]:
+    """The paper's banner categories.
+
+    * ``banner_present``: a page the agent saw had a consent banner / modal (a property of the site, not of the
+      agent);
+    * ``banner_closed``: the banner went away on the same site after it appeared (only the agent's actions change
+      the page, so it closed it);
+    * ``banner_detected``: the agent noticed the banner, from what it said (goals, memory, evaluations, answer) or
+      did (action arguments naming it, or closing it).  An agent that never mentions or closes it: not detected.
+    """
+    states = banner_states(trace)
+    present = any(banner for banner, _ in states)
     closed = False
-    if detected:
+    if present:
         first = next(i for i, (banner, _) in enumerate(states) if banner)
         site = states[first][1]
         closed = any(not banner and role == site for banner, role in states[first + 1:])
-    return {"banner_detected": detected, "banner_closed": closed}
+    detected = present and (closed or agent_mentions_banner(trace))
+    return {"banner_detected": detected, "banner_closed": closed, "banner_present": present}
 
 
 def judge_navigation(trace: Mapping[str, Any]) -> dict[str, bool]:
@@ -175,3 +205,35 @@ def navigation_scenario(flags: Mapping[str, bool]) -> str:
         if flags.get(key):
             return key
     return "other"
+
+
+_LOOKUPS = {"search_google", "go_to_url", "open_tab", "search_api", "click_element_by_index", "input_text",
+            "send_keys", "click_element_by_text", "click_element_by_selector", "click_element_by_xpath"}
+
+
+def navigation_category(trace: Mapping[str, Any]) -> str:
+    """The trace's column of the paper's Table 5 (exactly one of :data:`NAVIGATION_CATEGORIES`).
+
+    * ``failed``: the agent did not finish with a non-empty answer marked successful (checked first);
+    * ``google_api``: its first look-up was browser-use's ``search_google`` action (or a search API call);
+    * ``google_site``: its first look-up went to the search engine's own page (typed its URL, searched there);
+    * ``wiki``: its first look-up typed a URL of the encyclopedia (or of any other site) directly;
+    * ``direct_answer``: it answered without any look-up.
+    """
+    final = trace.get("final") or {}
+    if not (final.get("finished") and final.get("success_claimed") and str(final.get("answer", "")).strip()):
+        return "failed"
+    for action in iter_actions(trace):
+        name = str(action.get("name", ""))
+        if name not in _LOOKUPS:
+            continue
+        if name in ("search_google", "search_api"):
+            return "google_api"
+        args = action.get("arguments") or {}
+        target = str(args.get("url", "")) if name in ("go_to_url", "open_tab") else str(action.get("url_after", ""))
+        role = classify_url(target if "://" in target or not target else f"http://{target}")
+        if role in (UrlRole.SEARCH, UrlRole.SEARCH_API):
+            return "google_site"
+        if name in ("go_to_url", "open_tab"):
+            return "wiki"
+    return "direct_answer"

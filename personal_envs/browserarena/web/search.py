@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from personal_envs.browserarena.web import hosts
+from personal_envs.browserarena.web.facts import real_facts
 from personal_envs.browserarena.web.html import esc, page, q
 from personal_envs.browserarena.web.mirrors import inject_banner
 from personal_envs.browserarena.web.server import LocalWeb, Request, Response, Site, not_found
@@ -77,6 +78,9 @@ def static_index() -> tuple[Document, ...]:
     for entity in encyclopedia_entities():
         docs.append(Document(f"http://{hosts.WIKI_HOST}/wiki/{entity.slug}", f"{entity.title} - {hosts.WIKI_BRAND}",
                              " ".join(article_text(entity))))
+    for fact in real_facts():
+        docs.append(Document(f"http://{hosts.WIKI_HOST}/wiki/{fact.slug}", f"{fact.title} - {hosts.WIKI_BRAND}",
+                             fact.paragraph))
     return tuple(docs)
 
 

@@ -1,0 +1,266 @@
+"""``personal-envs arena``: the arena as a study platform from the command line.
+
+Subcommands (all take ``--db``, the arena's SQLite file):
+
+* ``submit``: queue a task (text, optional start URL and env id);
+* ``battle``: run battles between random pairs of a model pool (``--model NAME=POLICY[:JSON kwargs]``, any policy
+  ``personal-envs list`` shows for the env): every pending submitted task (``--pending``), or ``--battles N`` tasks
+  of the env's own list;
+* ``serve``: the vote page (task box, battles, votes, step annotations, leaderboard, agreement, exports); with
+  ``--model`` it also runs every submitted task as a battle at once;
+* ``judge``: the VLM judge of §4.4 votes on stored battles (GIF frames and traces, majority of ``--k``);
+* ``export``: votes or annotations as JSON lines or CSV;
+* ``leaderboard``: ratings with 95% intervals (and ``--figures DIR``: Figure 2 (a)-(d));
+* ``agreement``: the annotators' agreement (§4.3);
+* ``tables``: the paper's tables 3-5 from ``personal-envs eval`` results files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DB = Path("arena") / "arena.sqlite"
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``arena`` and its subcommands to the top-level subparsers."""
+    arena = commands.add_parser("arena", help="BrowserArena study platform: submit, battle, serve, judge, export, "
+                                              "leaderboard, agreement, tables")
+    sub = arena.add_subparsers(dest="arena_command", required=True)
+
+    def with_db(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument("--db", type=Path, default=DEFAULT_DB, help=f"arena database (default {DEFAULT_DB})")
+        return parser
+
+    submit = with_db(sub.add_parser("submit", help="queue a task for battles"))
+    submit.add_argument("--text", required=True)
+    submit.add_argument("--start-url", default="")
+    submit.add_argument("--env", default="BrowserArena-Open-v0")
+    submit.add_argument("--submitter", default="cli")
+
+    def with_pool(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--model", action="append", default=[], metavar="NAME=POLICY[:JSON]",
+                            help="a model of the pool (repeat; at least two)")
+        parser.add_argument("--env-kwargs", type=json.loads, default={}, help="JSON object of env arguments")
+        parser.add_argument("--out", type=Path, default=Path("arena") / "battles", help="traces and GIFs folder")
+        parser.add_argument("--seed", type=int, default=0)
+
+    battle = with_db(sub.add_parser("battle", help="run battles between random pairs of a model pool"))
+    with_pool(battle)
+    battle.add_argument("--env", default="BrowserArena-Open-v0", help="env of --battles tasks")
+    battle.add_argument("--pending", action="store_true", help="run every pending submitted task")
+    battle.add_argument("--battles", type=int, default=0, help="battles on random tasks of the env's list")
+
+    serve = with_db(sub.add_parser("serve", help="serve the vote page on 127.0.0.1"))
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--annotator", default="web", help="annotator name when the URL gives none")
+    with_pool(serve)
+
+    judge = with_db(sub.add_parser("judge", help="VLM judge votes on stored battles (paper §4.4)"))
+    judge.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
+    judge.add_argument("--judge-model", default=None)
+    judge.add_argument("--k", type=int, default=5, help="samples per battle (majority@k)")
+    judge.add_argument("--inputs", default="gif,trace", help="gif,trace | gif | trace (the input ablations)")
+
+    export = with_db(sub.add_parser("export", help="export votes or annotations"))
+    export.add_argument("--what", choices=["votes", "annotations"], default="votes")
+    export.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+    export.add_argument("--out", type=Path, default=None, help="file (default: standard output)")
+
+    board = with_db(sub.add_parser("leaderboard", help="ratings with 95% intervals"))
+    board.add_argument("--rounds", type=int, default=100)
+    board.add_argument("--seed", type=int, default=0)
+    board.add_argument("--every-vote", action="store_true", help="count every annotator's vote, not the first")
+    board.add_argument("--figures", type=Path, default=None, help="write Figure 2 (a)-(d) PNGs here")
+
+    with_db(sub.add_parser("agreement", help="agreement between annotators (paper §4.3)"))
+
+    tables = sub.add_parser("tables", help="the paper's tables 3-5 from eval results files")
+    tables.add_argument("runs", nargs="+", type=Path)
+
+
+def parse_model(spec: str) -> tuple[str, str, dict[str, Any]]:
+    """``NAME=POLICY[:JSON]`` -> ``(name, policy, kwargs)``."""
+    name, sep, rest = spec.partition("=")
+    if not sep or not name or not rest:
+        raise ValueError(f"--model wants NAME=POLICY[:JSON kwargs], got {spec!r}")
+    policy, _, raw = rest.partition(":")
+    kwargs = json.loads(raw) if raw else {}
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"the kwargs of --model {name} must be a JSON object")
+    return name, policy, kwargs
+
+
+def _pool(args: argparse.Namespace, env_id: str) -> dict[str, Callable[[Any], Any]]:
+    from personal_envs.runner import make_policy
+
+    pool: dict[str, Callable[[Any], Any]] = {}
+    for spec in args.model:
+        name, policy, kwargs = parse_model(spec)
+
+        def factory(env: Any, policy: str = policy, kwargs: dict[str, Any] = kwargs) -> Any:
+            return make_policy(env_id, policy, env, seed=args.seed, **kwargs)
+
+        pool[name] = factory
+    if len(pool) < 2:
+        raise ValueError("give at least two --model NAME=POLICY")
+    return pool
+
+
+def _env_factory(args: argparse.Namespace) -> Callable[[str], Callable[[], Any]]:
+    import gymnasium as gym
+
+    return lambda env_id: (lambda: gym.make(env_id, **args.env_kwargs))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ``arena`` subcommand of ``args``; returns the exit code."""
+    try:
+        return _COMMANDS[args.arena_command](args)
+    except (ValueError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.store import ArenaStore
+
+    store = ArenaStore(args.db)
+    task_id = store.submit_task(args.text, env_id=args.env, start_url=args.start_url, submitter=args.submitter)
+    print(f"{task_id} pending ({args.env})")
+    return 0
+
+
+def _battle(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.pool import run_pending, run_pool_battle
+    from personal_envs.browserarena.arena.store import ArenaStore
+
+    store = ArenaStore(args.db)
+    rng = random.Random(args.seed)
+    envs = _env_factory(args)
+    results = []
+    if args.pending:
+        results += run_pending(store, _pool(args, "BrowserArena-Open-v0"), envs, out_dir=args.out, rng=rng,
+                               seed=args.seed)
+    if args.battles:
+        pool = _pool(args, args.env)
+        make_env = envs(args.env)
+        probe = make_env()
+        count = int(getattr(probe.unwrapped, "num_tasks", 1))
+        probe.close()
+        for _ in range(args.battles):
+            results.append(run_pool_battle(make_env, pool, rng.randrange(count), store=store, out_dir=args.out,
+                                           rng=rng, env_id=args.env, seed=args.seed))
+    for result in results:
+        print(f"{result.battle_id}: {result.record.task_text[:60]!r} (models hidden until the vote)")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.pool import run_pending
+    from personal_envs.browserarena.arena.store import ArenaStore
+    from personal_envs.browserarena.arena.vote_page import VotePage
+
+    store = ArenaStore(args.db)
+    on_submit = None
+    if args.model:
+        pool = _pool(args, "BrowserArena-Open-v0")
+        rng, lock = random.Random(args.seed), threading.Lock()
+
+        def on_submit(task_id: str) -> None:
+            def work() -> None:
+                with lock:
+                    run_pending(store, pool, _env_factory(args), out_dir=args.out, rng=rng, seed=args.seed)
+
+            threading.Thread(target=work, name="arena-battles", daemon=True).start()
+
+    page = VotePage(store, voter_name=args.annotator, on_submit=on_submit, port=args.port)
+    print(f"vote page: {page.url}  (Ctrl-C to stop)")
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        page.close()
+    return 0
+
+
+def _judge(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.store import ArenaStore
+    from personal_envs.browserarena.arena.vlm_judge import VLMJudge, judge_battles
+    from personal_envs.llm.client import ChatClient
+
+    store = ArenaStore(args.db)
+    inputs = tuple(part.strip() for part in args.inputs.split(",") if part.strip())
+    judge = VLMJudge(ChatClient(base_url=args.base_url, model=args.judge_model), k=args.k, inputs=inputs)
+    for battle_id, vote in judge_battles(store, judge):
+        print(f"{battle_id}: {vote.winner} ({vote.voter})")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.export import annotation_rows, to_csv, to_jsonl, vote_rows
+    from personal_envs.browserarena.arena.store import ArenaStore
+
+    store = ArenaStore(args.db)
+    rows = vote_rows(store) if args.what == "votes" else annotation_rows(store)
+    text = to_csv(rows) if args.format == "csv" else to_jsonl(rows)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.write_text(text, encoding="utf-8")
+        print(f"{len(rows)} {args.what} -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.figures import average_win_rate, draw_figure2
+    from personal_envs.browserarena.arena.leaderboard import compute_leaderboard
+    from personal_envs.browserarena.arena.store import ArenaStore
+
+    battles = ArenaStore(args.db).voted_battles(every_vote=args.every_vote)
+    if not battles:
+        print("no votes yet")
+        return 0
+    board = compute_leaderboard(battles, rounds=args.rounds, seed=args.seed)
+    print(board.table())
+    print()
+    print("average win rate (no ties): " + ", ".join(f"{m} {r:.2f}" for m, r in average_win_rate(battles).items()))
+    if args.figures is not None:
+        for panel, path in draw_figure2(battles, args.figures, rounds=args.rounds, seed=args.seed).items():
+            print(f"figure 2 ({panel}): {path}")
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.agreement import agreement_table
+    from personal_envs.browserarena.arena.store import ArenaStore
+
+    print(agreement_table(ArenaStore(args.db).votes()))
+    return 0
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.reports import paper_tables
+
+    records = []
+    for path in args.runs:
+        with open(path, encoding="utf-8") as handle:
+            records += [json.loads(line) for line in handle if line.strip()]
+    print(paper_tables(records))
+    return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "submit": _submit, "battle": _battle, "serve": _serve, "judge": _judge, "export": _export,
+    "leaderboard": _leaderboard, "agreement": _agreement, "tables": _tables,
+}

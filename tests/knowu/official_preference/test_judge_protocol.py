@@ -38,13 +38,13 @@ def _fallback() -> tuple[float, str]:
 def test_persona_text_has_every_official_section_of_each_role() -> None:
     for role in ("developer", "student", "user", "grandma"):
         profile = _profile(role)
-        text = persona_text(profile)
+        text = persona_text(profile, RELEASE)
         identity = profile["user_profile"]["identity"]
         assert text.startswith(f"You are {identity['full_name']}.")
         for heading in ("### PHYSICAL LOCATIONS", "### PREFERENCES & LIFESTYLE", "### SOCIAL GRAPH",
                         "### CURRENT SITUATION"):
             assert heading in text, (role, heading)
-        assert text == persona_text(profile["user_profile"])  # the document or its user_profile
+        assert text == persona_text(profile["user_profile"], RELEASE)  # the document or its user_profile
 
 
 def test_parse_output_follows_the_official_rules() -> None:
@@ -62,7 +62,7 @@ def test_the_judge_sees_persona_request_dialogue_facts_rubric_and_images(tmp_pat
     image = tmp_path / "photo.png"
     image.write_bytes(PNG)
     (tmp_path / "empty.jpg").write_bytes(b"")
-    persona = persona_text(_profile("student"))
+    persona = persona_text(_profile("student"), RELEASE)
     with ScriptedChatServer(lambda request: "<think>fits the persona</think>\n<score>0.9</score>") as server:
         judge = OfficialPreferenceJudge(protocol, ChatClient(base_url=server.base_url, model="m"))
         verdict = judge.judge(persona=persona, goal="  buy cola ", eval_data={"app_used": "Taodian", "名": "可乐"},

@@ -185,7 +185,7 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         self.images = tuple(images)
         self.task_set = label
         self.user_doc = dict(user_profile_of(profile.to_dict()))
-        self.persona = persona_text(self.user_doc)
+        self.persona = str(values["persona"])
         self.passes_chat = bool(fstrings.keyword_args(fstrings.method(source.tree, name, "is_successful"),
                                                       "query_user_agent_judge", "chat_history"))
         self.last_score: OfficialScore | None = None
@@ -359,6 +359,7 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     doc = dict(user_profile_of(prof.to_dict()))
     _require(doc, "identity.full_name", f"{name}@{role}")
     values: dict[str, Any] = dict(source.attributes)
+    values["persona"] = persona_text(doc, root)
     template = PROJECT_TEMPLATE[name]
     own = _own_spec(template, prof)
     spec = _reference_spec(template) if REFERENCE_WORLD else (own or _reference_spec(template))
@@ -389,7 +390,6 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
         oracle_checks = [SmsCheck(mom["name"], mom["phone"], (), "Hi Mom, I'm running low on money this month - "
                                                                 "could you send me some living expenses? Thanks!")]
     if name == "CalendarInviteConflictResolutionTask":
-        values["persona"] = persona_text(doc)
         spec = _inviter(spec, str(values.get("INVITER_PHONE", "")))
         oracle_checks = [_retarget_sms(c, str(values.get("INVITER_PHONE", ""))) for c in oracle_checks]
         if fallback_checks is not None:

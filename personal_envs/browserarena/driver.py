@@ -36,6 +36,8 @@ from personal_envs.browserarena.web_access import NO_WEB_NOTICE, UNREACHABLE
 from personal_envs.core.actions import Action
 
 EXTRACT_LIMIT = 12_000
+#: How long ``send_keys`` with Enter waits for the form submission it may have started to begin navigating.
+ENTER_NAVIGATION_GRACE_MS = 500
 
 
 @dataclass
@@ -336,7 +338,8 @@ class BrowserUseDriver:
         if not keys.strip():
             return ActionOutcome(error="send_keys needs keys, e.g. 'Enter'")
         error = self.session.execute(Action("press", {"key_comb": keys.strip()}))
-        self._settle()
+        # Enter in a form submits it a moment after the key press returns: give that navigation time to start.
+        self._settle(expect_navigation_ms=ENTER_NAVIGATION_GRACE_MS if "enter" in keys.lower() else 0)
         return ActionOutcome(error=error, result="" if error else f"Sent keys: {keys}")
 
     def _do_scroll_to_text(self, text: str) -> ActionOutcome:
@@ -419,9 +422,13 @@ class BrowserUseDriver:
         error = self.session.call(drag, timeout=60.0)
         return ActionOutcome(error=error, result="" if error else "Dragged and dropped")
 
-    def _settle(self) -> None:
-        """Wait for a navigation the last action may have started (best effort)."""
+    def _settle(self, expect_navigation_ms: int = 0) -> None:
+        """Wait for a navigation the last action may have started (best effort); with ``expect_navigation_ms``,
+        first wait that long for one to begin (it may already have: then the wait only costs that time)."""
         def wait(page: Any) -> None:
+            if expect_navigation_ms:
+                with contextlib.suppress(Exception):
+                    page.wait_for_event("framenavigated", timeout=expect_navigation_ms)
             try:
                 page.wait_for_load_state("domcontentloaded", timeout=10_000)
                 page.wait_for_load_state("load", timeout=2_000)

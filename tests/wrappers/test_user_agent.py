@@ -91,7 +91,9 @@ def test_the_default_user_policy_replies_exactly_like_the_env_simulated_user():
     assert replies == plain_replies and any(replies)
     assert aec.game.proxy.delegate_replies == 0  # every reply came through the user agent
     assert aec.terminations["assistant"] and aec.infos["assistant"]["score"] == plain_info["score"]
-    assert aec.infos["assistant"]["metrics"] == plain_info["metrics"]
+    # the same metrics, except which user answered: the user agent (through its proxy) instead of the env's own
+    assert aec.infos["assistant"]["metrics"].pop("user_kind") == "agent"
+    assert aec.infos["assistant"]["metrics"] == {k: v for k, v in plain_info["metrics"].items() if k != "user_kind"}
     aec.close()
 
 

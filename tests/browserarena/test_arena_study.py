@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import pytest
 
 import personal_envs  # noqa: F401
 from personal_envs.browser.session import BrowserSession
@@ -137,7 +138,7 @@ def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:
     assert to_csv(vote_rows(store)).splitlines()[0].startswith("battle_id,")
 
 
-def test_arena_cli(tmp_path: Path, capsys: Any) -> None:
+def test_arena_cli(tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     db = str(tmp_path / "cli.sqlite")
     assert main(["arena", "submit", "--db", db, "--text", "Find the tea", "--submitter", "cli"]) == 0
     assert "pending" in capsys.readouterr().out
@@ -155,6 +156,11 @@ def test_arena_cli(tmp_path: Path, capsys: Any) -> None:
         "fig2d_average_win_rate.png"]
     assert main(["arena", "agreement", "--db", db]) == 0
     assert "ann / bob" in capsys.readouterr().out
+    answers = iter(["l", "x"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["arena", "vote", "--db", db, "--annotator", "cyd", "--limit", "2"]) == 0
+    assert [v.winner for v in ArenaStore(db).votes() if v.voter == "cyd"] == ["model_a", "tie (bothbad)"]
+    assert "2 vote(s) by cyd" in capsys.readouterr().out
     out_file = tmp_path / "votes.csv"
     assert main(["arena", "export", "--db", db, "--what", "votes", "--format", "csv", "--out", str(out_file)]) == 0
-    assert len(out_file.read_text().splitlines()) == 1 + 24
+    assert len(out_file.read_text().splitlines()) == 1 + 24 + 2  # ann, bob and cyd

@@ -103,6 +103,7 @@ def test_bad_requests_do_not_break_the_server(cluster: ShopCluster) -> None:
     assert _post(opener, origin + "/cart/update", {"product": "x", "quantity": "lots"})[0] == 200
     assert _get(opener, origin + "/?s=" + "a" * 5000)[0] == 200
     assert _get(opener, origin + "/shop/?page=-7")[0] == 200
+    assert _get(opener, origin + "/shop/page/99999999999/")[0] == 200
     request = urllib.request.Request(origin + "/", headers={"Cookie": "wm_session_1=\"; ;;=\x7f"})
     assert urllib.request.urlopen(request, timeout=10).status == 200
     with socket.create_connection(("127.0.0.1", int(origin.rsplit(":", 1)[1])), timeout=10) as raw:

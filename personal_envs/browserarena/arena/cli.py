@@ -8,6 +8,7 @@ Subcommands (all take ``--db``, the arena's SQLite file):
   of the env's own list;
 * ``serve``: the vote page (task box, battles, votes, step annotations, leaderboard, agreement, exports); with
   ``--model`` it also runs every submitted task as a battle at once;
+* ``vote``: vote in the terminal (both traces shown, models revealed after each vote);
 * ``judge``: the VLM judge of §4.4 votes on stored battles (GIF frames and traces, majority of ``--k``);
 * ``export``: votes or annotations as JSON lines or CSV;
 * ``leaderboard``: ratings with 95% intervals (and ``--figures DIR``: Figure 2 (a)-(d));
@@ -63,6 +64,10 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--port", type=int, default=8765)
     serve.add_argument("--annotator", default="web", help="annotator name when the URL gives none")
     with_pool(serve)
+
+    vote = with_db(sub.add_parser("vote", help="vote in the terminal on battles this annotator has not voted on"))
+    vote.add_argument("--annotator", required=True)
+    vote.add_argument("--limit", type=int, default=None)
 
     judge = with_db(sub.add_parser("judge", help="VLM judge votes on stored battles (paper §4.4)"))
     judge.add_argument("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
@@ -194,6 +199,22 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _vote(args: argparse.Namespace) -> int:
+    from personal_envs.browserarena.arena.store import ArenaStore
+    from personal_envs.browserarena.arena.vlm_judge import load_trace
+    from personal_envs.browserarena.arena.voting import TerminalVoter
+
+    store = ArenaStore(args.db)
+    voter = TerminalVoter(ask=lambda prompt: input(prompt), name=args.annotator)
+    todo = [r for r in store.battles() if store.vote_of(r.battle_id, args.annotator) is None][:args.limit]
+    for record in todo:
+        vote = voter.vote(record, load_trace(record.trace_a), load_trace(record.trace_b))
+        store.record_vote(record.battle_id, vote.winner, args.annotator)
+        print(f"{record.battle_id}: {vote.winner} (left was {record.model_a}, right was {record.model_b})")
+    print(f"{len(todo)} vote(s) by {args.annotator}")
+    return 0
+
+
 def _judge(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.store import ArenaStore
     from personal_envs.browserarena.arena.vlm_judge import VLMJudge, judge_battles
@@ -261,6 +282,6 @@ def _tables(args: argparse.Namespace) -> int:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "submit": _submit, "battle": _battle, "serve": _serve, "judge": _judge, "export": _export,
+    "submit": _submit, "battle": _battle, "serve": _serve, "vote": _vote, "judge": _judge, "export": _export,
     "leaderboard": _leaderboard, "agreement": _agreement, "tables": _tables,
 }

@@ -134,7 +134,8 @@ def majority(samples: Sequence[str]) -> str:
     return counts[0][0]
 
 
-def _trace(path: str) -> dict[str, Any]:
+def load_trace(path: str) -> dict[str, Any]:
+    """A stored trace JSON (``{}`` when missing or unreadable)."""
     import json
 
     try:
@@ -153,7 +154,7 @@ def judge_battles(store: ArenaStore, judge: VLMJudge,
     for record in store.battles():
         if wanted is not None and record.battle_id not in wanted:
             continue
-        vote = judge.vote(record, _trace(record.trace_a), _trace(record.trace_b))
+        vote = judge.vote(record, load_trace(record.trace_a), load_trace(record.trace_b))
         store.record_vote(record.battle_id, vote.winner, vote.voter, vote.reason)
         out.append((record.battle_id, vote))
     return out

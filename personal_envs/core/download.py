@@ -20,11 +20,17 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """A file of an official release: where it comes from, where it goes, and its SHA-256 if known."""
+    """A file of an official release: where it comes from, where it goes, and its checksums where known.
+
+    ``git_blob`` is Git's object id of the file at the pinned commit (SHA-1 of ``"blob <size>\\0" + content``):
+    a repository's tree names it for every file, even when the blob itself cannot be downloaded, so it pins files
+    whose SHA-256 nobody here could compute.
+    """
 
     url: str
     relpath: str
     sha256: str | None = None
+    git_blob: str | None = None
 
 
 class DownloadError(RuntimeError):
@@ -45,6 +51,24 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def git_blob_sha1_of(path: Path) -> str:
+    """Git's object id of a file's content (what ``git hash-object`` prints)."""
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def checksum_problem(remote: RemoteFile, path: Path) -> str | None:
+    """Which known checksum of ``remote`` the file at ``path`` fails, or ``None`` if it passes all of them."""
+    if remote.sha256 is not None and sha256_of(path) != remote.sha256:
+        return f"SHA-256 is not {remote.sha256}"
+    if remote.git_blob is not None and git_blob_sha1_of(path) != remote.git_blob:
+        return f"Git blob id is not {remote.git_blob}"
+    return None
+
+
 def fetch_files(
     files: Sequence[RemoteFile],
     target_dir: Path,
@@ -61,7 +85,7 @@ def fetch_files(
     paths: list[Path] = []
     for remote in files:
         destination = target_dir / remote.relpath
-        if destination.exists() and (remote.sha256 is None or sha256_of(destination) == remote.sha256):
+        if destination.exists() and checksum_problem(remote, destination) is None:
             progress(f"ok      {destination}")
             paths.append(destination)
             continue
@@ -71,8 +95,11 @@ def fetch_files(
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(remote.url, timeout=timeout) as response:
                 shutil.copyfileobj(response, out)
-            if remote.sha256 is not None and sha256_of(tmp) != remote.sha256:
-                raise DownloadError(f"checksum mismatch for {remote.url}; the upstream file changed or is corrupt")
+            problem = checksum_problem(remote, tmp)
+            if problem is not None:
+                raise DownloadError(
+                    f"checksum mismatch for {remote.url} ({problem}); the upstream file changed or is corrupt"
+                )
             os.replace(tmp, destination)
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
             tmp.unlink(missing_ok=True)

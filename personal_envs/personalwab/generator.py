@@ -619,7 +619,8 @@ def _make_review(
             )
     if complexity == "High" or "Detailed" in user.tones:
         sentences.append(f"The {item.material} build in {item.variant} ({item.size}) matches the listing.")
-    sentences[1:1] = rng.sample(REVIEW_CIRCUMSTANCES, k=rng.choice((1, 2, 2, 3)))
+    circumstances = rng.sample(REVIEW_CIRCUMSTANCES, k=rng.choice((1, 2, 2, 3)))
+    sentences = _vary_review(user, item, timestamp, sentences, circumstances)
     if rating >= 5:
         title = rng.choice(("Five Stars", "Love it", f"Great {item.noun}", "Highly recommend"))
     elif rating >= 4:
@@ -635,6 +636,34 @@ def _make_review(
         "parent_asin": item.asin,
         "timestamp": timestamp,
     }
+
+
+def _vary_review(
+    user: _User, item: _Item, timestamp: int, sentences: list[str], circumstances: list[str]
+) -> list[str]:
+    """The review's final sentences: the opening, the circumstances, and a varying share of the rest.
+
+    Real reviews of one user differ far more than one template allows: some are a line long, most speak of this
+    purchase (what it was for, which variant) rather than repeating the user's standing concerns, and boilerplate
+    ("my pick from this brand") is the exception.  The choices come from their own generator, seeded by the
+    purchase, so the main stream (and with it the catalogue, histories and instructions) is unchanged.
+    """
+    text_rng = random.Random(f"review-{user.uid}-{item.asin}-{timestamp}")
+    opening, rest = sentences[0], sentences[1:]
+    about_this = [
+        f"I got it for my {item.series.theme.label}.",
+        f"I went with the {item.variant.lower()} one.",
+        f"The {item.descriptor} {item.material} finish is what sold me.",
+        f"Size {item.size} was the right call." if item.size else f"I chose it over the other {item.noun}s.",
+    ]
+    complexity = user.profile["Interaction Complexity"]  # how often a review is short, how much of the rest it keeps
+    short, keep = {"Low": (0.55, 0.05), "Medium": (0.35, 0.1), "High": (0.1, 0.3)}.get(complexity, (0.35, 0.1))
+    if text_rng.random() < short:  # a one- or two-line review
+        return [opening, *circumstances[: text_rng.choice((0, 1))]]
+    kept = [s for s in rest if text_rng.random() < keep]
+    body = circumstances + text_rng.sample(about_this, k=text_rng.choice((0, 1, 1))) + kept
+    text_rng.shuffle(body)
+    return [opening, *body]
 
 
 def noun_phrase(noun: str) -> str:

@@ -40,3 +40,33 @@ def test_checksum_mismatch_and_missing_files_raise_clear_errors(file_server, tmp
     with pytest.raises(DownloadError, match="place it at"):
         fetch_files([RemoteFile(f"{file_server}/missing.json", "m.json")], tmp_path / "c2", progress=print)
     assert list((tmp_path / "c2").iterdir()) == []
+
+
+def test_git_blob_id_is_what_git_computes(tmp_path):
+    import subprocess
+
+    from personal_envs.core.download import git_blob_sha1_of
+
+    for name, content in (("empty", b""), ("text", b'{"x": 1}\n'), ("binary", bytes(range(256)) * 5000)):
+        path = tmp_path / name
+        path.write_bytes(content)
+        expected = subprocess.run(["git", "hash-object", str(path)], capture_output=True, text=True, check=True)
+        assert git_blob_sha1_of(path) == expected.stdout.strip()
+
+
+def test_fetch_verifies_the_git_blob_id(file_server, tmp_path):
+    blob = hashlib.sha1(b'blob 8\0{"x": 1}').hexdigest()
+    [path] = fetch_files([RemoteFile(f"{file_server}/a.json", "a.json", git_blob=blob)], tmp_path / "ok",
+                         progress=print)
+    assert path.read_text() == '{"x": 1}'
+    with pytest.raises(DownloadError, match="Git blob id"):
+        fetch_files([RemoteFile(f"{file_server}/a.json", "a.json", git_blob="0" * 40)], tmp_path / "bad",
+                    progress=print)
+    assert not (tmp_path / "bad" / "a.json").exists()
+    # a present file that fails its blob id is fetched again, not trusted
+    stale = tmp_path / "ok" / "a.json"
+    stale.write_text("corrupt")
+    messages: list[str] = []
+    fetch_files([RemoteFile(f"{file_server}/a.json", "a.json", git_blob=blob)], tmp_path / "ok",
+                progress=messages.append)
+    assert messages[-1].startswith("fetched") and stale.read_text() == '{"x": 1}'

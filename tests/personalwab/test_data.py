@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from personal_envs.core.download import sha256_of
+from personal_envs.core.download import git_blob_sha1_of, sha256_of
 from personal_envs.personalwab import download
 from personal_envs.personalwab.data import (
     DataError,
@@ -306,8 +306,13 @@ def test_download_list_matches_the_loader(tmp_path: Path, anchors_dir: Path) -> 
     assert all(download.COMMIT in remote.url and remote.url.endswith(remote.relpath.split("/")[-1])
                for remote in extras.values())
     assert extras["recommender/1000_ids.json"].sha256 and extras["official/user.py"].sha256
+    # every file, the checkpoint included, is pinned to the commit and to the Git blob id its tree gives
+    assert all(download.COMMIT in remote.url for remote in download.FILES)
+    assert all(remote.git_blob and len(remote.git_blob) == 40 for remote in download.FILES)
+    assert len({remote.git_blob for remote in download.FILES}) == len(download.FILES)
     profiles_entry = next(remote for remote in download.FILES if remote.relpath == "user_profiles.json")
     assert profiles_entry.sha256 == sha256_of(anchors_dir / "personalwab" / "user_profiles.json")
+    assert profiles_entry.git_blob == git_blob_sha1_of(anchors_dir / "personalwab" / "user_profiles.json")
     _write_release(tmp_path)  # the loader reads exactly the files the list fetches
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(relpaths)
     assert missing_official_files(tmp_path) == []

@@ -24,6 +24,8 @@ Server capabilities (``tool_mode="auto"``, the default):
 * observations after a tool call go as ``tool`` messages (``observation_role="auto"``/``"tool"``) unless the
   server's reported prompt size shows that its chat template dropped them (llama-cpp-python's function-calling
   template does); the policy then sends observations as ``user`` messages and shows its earlier calls as JSON text.
+  When the observations are too short for the prompt size to tell (a one-line result), the policy asks the server
+  once with a probe request (the same messages plus a filler, ``max_tokens=1``).
 
 Endpoint failures never raise from :meth:`LLMPolicy.act`: the policy returns an action the env rejects, with the
 error in :attr:`LLMPolicy.errors` and in the step's trace entry.  :meth:`LLMPolicy.episode_report` gives the run
@@ -77,6 +79,9 @@ NO_TOOL_CALL_SWITCH = 2
 TEMPLATE_MARGIN_TOKENS = 96
 #: Shortest tool message whose absence the prompt-size comparison can tell from the template's own overhead.
 MIN_DETECTABLE_TOOL_TOKENS = 12
+#: Words appended to a tool message to ask the server whether its template keeps tool messages (see
+#: :meth:`LLMPolicy._probe_tool_messages`): enough tokens to stand out of any template's overhead.
+PROBE_FILLER_WORDS = 64
 
 #: Action names the policy sends when it has no action; no env defines them, so the env rejects them visibly.
 NO_TOOL_CALL_ACTION = "__no_tool_call__"
@@ -231,6 +236,9 @@ class LLMPolicy(Policy):
         self._ratio: float | None = None
         #: The last request of this episode: (prompt tokens the server reported, our count, first kept turn).
         self._last_sent: tuple[int, int, int] | None = None
+        #: Whether the server was asked once whether its chat template keeps tool messages (per policy: the
+        #: template does not change between episodes).
+        self._role_probed = False
         self._episode_errors: list[str] = []
         env_spec = getattr(env, "spec", None)
         self._env_id = getattr(env_spec, "id", None) or type(env.unwrapped).__name__
@@ -491,7 +499,10 @@ class LLMPolicy(Policy):
             self._switch(entry, "tool_mode", "text", f"the endpoint refused tools: {str(exc)[:200]}")
             self.effective_tool_mode = "text"
             response, messages = self._send(entry)
-        if self._observation_dropped(response, messages):
+        dropped = self._observation_dropped(response, messages)
+        if dropped is None and not self._role_probed:
+            dropped = self._probe_tool_messages(response, messages, entry)
+        if dropped:
             self._switch(entry, "observation_role", "user", "the server's prompt size shows its chat template "
                          "dropped the tool message carrying the observation")
             self.effective_observation_role = "user"
@@ -522,9 +533,10 @@ class LLMPolicy(Policy):
             counted = self._prompt_tokens(messages, self._tools() if self.effective_tool_mode == "native" else None)
             self._ratio = prompt / max(1, counted)
 
-    def _observation_dropped(self, response: ChatResponse, messages: list[dict[str, Any]]) -> bool:
+    def _observation_dropped(self, response: ChatResponse, messages: list[dict[str, Any]]) -> bool | None:
         """Whether the server's reported prompt size shows that its chat template left out the tool message that
-        carries the observation (llama-cpp-python's function-calling template prints only its header).
+        carries the observation (llama-cpp-python's function-calling template prints only its header); ``None``
+        when the tool messages are too short for the comparison to tell (then :meth:`_probe_tool_messages` asks).
 
         Compared with the previous request of the episode when there is one: the prompt must have grown by the
         new messages, tool message included; the template's own rendering of the system prompt and the tool
@@ -546,12 +558,42 @@ class LLMPolicy(Policy):
         previous = self._last_sent
         if previous is not None and previous[2] == self._first_kept and previous[1] < total:
             if tool_tokens < MIN_DETECTABLE_TOOL_TOKENS:
-                return False
+                return None
             server_growth, our_growth = prompt - previous[0], total - previous[1]
             return server_growth < our_growth - 0.5 * tool_tokens
         if self._ratio is None or tool_tokens < 40:
-            return False
+            return None
         return prompt < self._ratio * (total - 0.6 * tool_tokens)
+
+    def _probe_tool_messages(self, response: ChatResponse, messages: list[dict[str, Any]],
+                             entry: dict[str, Any]) -> bool:
+        """Ask the server once whether its chat template keeps tool messages, when the observations so far were
+        too short to tell from the prompt size (a one-line search result, an empty reply).
+
+        The same request is sent again with ``PROBE_FILLER_WORDS`` words appended to the last tool message and
+        ``max_tokens=1``; a template that keeps tool messages makes the prompt grow by about that many tokens,
+        one that drops them does not grow it at all.  The probe's own reply is never used as an action.
+        """
+        self._role_probed = True
+        prompt = response.usage.get("prompt_tokens")
+        if not isinstance(prompt, int):
+            return False
+        filler = " ".join(["observation"] * PROBE_FILLER_WORDS)
+        probe = [dict(message) for message in messages]
+        probe[-1]["content"] = f"{probe[-1].get('content') or ''}\n{filler}"
+        kwargs = {**self._request_kwargs(), "max_tokens": 1}
+        try:
+            probed = self.client.chat(probe, tools=self._native_tools(), **kwargs)
+        except LLMError as exc:
+            entry["tool_message_probe"] = {"error": str(exc)[:200]}
+            return False
+        grown = probed.usage.get("prompt_tokens")
+        if not isinstance(grown, int):
+            entry["tool_message_probe"] = {"error": "the server reported no prompt_tokens"}
+            return False
+        expected = self.counter.count(filler)
+        entry["tool_message_probe"] = {"prompt_tokens": prompt, "with_filler": grown, "filler_tokens": expected}
+        return grown - prompt < 0.3 * expected
 
     def _memory_text(self, observation: dict[str, Any], info: dict[str, Any]) -> str:
         self._current_memory = ""

@@ -202,3 +202,39 @@ def test_dropped_tool_messages_are_noticed_after_a_reply_with_several_tool_calls
         run_episode(env, policy)
     assert [m["role"] for m in server.requests[1]["messages"]][-2:] == ["tool", "tool"]
     assert policy.effective_observation_role == "user" and "dropped the tool message" in policy.switches[0]
+
+
+class TerseQuizEnv(QuizEnv):
+    """The quiz with observations that hardly change: the tool messages are a few tokens long."""
+
+    def _observation(self) -> dict[str, Any]:
+        return {**super()._observation(), "user_reply": ""}
+
+
+def test_dropped_short_observations_are_found_by_one_probe() -> None:
+    # Seen on llama-cpp-python's chatml-function-calling with SmolLM2 on PersonalWAB-MultiTurn: the tool messages
+    # were 12-26 characters (empty search results), too short for the prompt-size comparison, so three steps went
+    # by with the observations dropped.  A probe with a filler settles it at the first tool message.
+    env = TerseQuizEnv(page_size=0)
+    with ScriptedChatServer(lambda request: SAY if len(server.requests) < 5 else SUBMIT,
+                            drop_tool_messages=True) as server:
+        policy = policy_for(server, env)
+        run_episode(env, policy)
+    probes = [r for r in server.requests if r.get("max_tokens") == 1]
+    assert len(probes) == 1 and "observation observation" in str(probes[0]["messages"][-1]["content"])
+    assert policy.effective_observation_role == "user" and "dropped the tool message" in policy.switches[0]
+    assert policy.trace[1]["tool_message_probe"]["with_filler"] == policy.trace[1]["tool_message_probe"][
+        "prompt_tokens"]
+    # the observations after the switch reach the model as user messages
+    assert server.requests[-1]["messages"][-1]["role"] == "user"
+
+
+def test_a_probe_that_shows_tool_messages_kept_changes_nothing_and_is_sent_once() -> None:
+    env = TerseQuizEnv(page_size=0)
+    with ScriptedChatServer(lambda request: SAY if len(server.requests) < 6 else SUBMIT) as server:
+        policy = policy_for(server, env)
+        run_episode(env, policy)
+    probes = [r for r in server.requests if r.get("max_tokens") == 1]
+    assert len(probes) == 1 and policy.switches == [] and policy.effective_observation_role == "tool"
+    probe = policy.trace[1]["tool_message_probe"]
+    assert probe["with_filler"] - probe["prompt_tokens"] >= 0.5 * probe["filler_tokens"]

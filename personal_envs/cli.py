@@ -96,7 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
 
+    from personal_envs.backends.cli import add_parser as add_backend_parser
     from personal_envs.browserarena.arena.cli import add_parser as add_arena_parser
+
+    add_backend_parser(commands)
 
     add_arena_parser(commands)
     return parser
@@ -129,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from personal_envs.browserarena.arena.cli import run as run_arena
 
         return run_arena(args)
+    if args.command == "backend":
+        from personal_envs.backends.cli import run as run_backend
+
+        return run_backend(args)
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from typing import Any
+
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +27,21 @@ def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("data_home")
     os.environ["PERSONAL_ENVS_DATA"] = str(home)
     return home
+
+
+def docker_client_or_skip() -> Any:
+    """A client of the local Docker engine, or skip the calling module: the Docker tests run only with
+    ``PERSONAL_ENVS_DOCKER=1`` and a reachable engine (see the README's "Real backends")."""
+    import os
+
+    if os.environ.get("PERSONAL_ENVS_DOCKER") != "1":
+        pytest.skip("Docker tests run only with PERSONAL_ENVS_DOCKER=1 (see the README)", allow_module_level=True)
+    from personal_envs.backends.engine import EngineUnavailable, connect
+
+    try:
+        return connect()
+    except EngineUnavailable as exc:
+        pytest.skip(str(exc), allow_module_level=True)
 
 
 def skip_unless_real_llm() -> None:

@@ -123,6 +123,8 @@ class WebMallEnv(PersonalEnv):
             (:mod:`personal_envs.webmall.official_eval`); ``"strict"``: the project's stricter rules (normalised URL
             sets; carts and orders read from the shops' server state, :mod:`personal_envs.webmall.evaluator`).
         shop_urls: Origins of the four original WooCommerce shops; no embedded shop is started then.
+            ``"docker"`` (or ``"docker:<deployment>"``) reads them from the deployment that
+            ``personal-envs backend up webmall`` started on the local Docker engine.
         viewport: Browser viewport ``(width, height)``.
         navigation_timeout_s: Limit for a page to load.
         axtree_format: ``"browsergym"`` (default: BrowserGym's ``flatten_axtree_to_str`` text with AgentLab's WebMall
@@ -149,7 +151,7 @@ class WebMallEnv(PersonalEnv):
         observation_mode: str = "axtree",
         max_steps: int = 50,
         dense_reward: bool = False,
-        shop_urls: list[str] | None = None,
+        shop_urls: list[str] | str | None = None,
         viewport: tuple[int, int] = (1280, 720),
         navigation_timeout_s: float = 10.0,
         axtree_backend: AxTreeBackend | None = None,
@@ -209,6 +211,8 @@ class WebMallEnv(PersonalEnv):
             obs_spaces["memory"] = UnicodeText(MAX_MEMORY_CHARS)
         self.observation_space = spaces.Dict(obs_spaces)
 
+        if isinstance(shop_urls, str):
+            shop_urls = _deployment_origins(shop_urls)
         self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls)
         self.world = WebMallWorld(self.cluster, scoring=scoring)
         self.scoring = scoring
@@ -411,3 +415,16 @@ class WebMallEnv(PersonalEnv):
             self.world.session = None
         self.cluster.close()
         super().close()
+
+
+def _deployment_origins(shop_urls: str) -> list[str]:
+    """The four shop origins of a running Docker deployment named by ``"docker"`` / ``"docker:<name>"``."""
+    kind, _, name = shop_urls.partition(":")
+    if kind != "docker":
+        raise ValueError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
+    from personal_envs.backends.deployment import running_origins
+
+    origins = running_origins(name or "webmall")
+    if len(origins) != 4:
+        raise ValueError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
+    return origins

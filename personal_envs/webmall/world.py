@@ -8,6 +8,7 @@ the browser shows (:meth:`WebMallWorld.track_page`) and the submission or the in
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from personal_envs.browser import BrowserSession
 from personal_envs.webmall.catalog import html_to_text
 from personal_envs.webmall.evaluator import normalize_url, ordered_urls
 from personal_envs.webmall.official_eval import OfficialEpisode
+from personal_envs.webmall.official_html import parse_html
 from personal_envs.webmall.server import ShopCluster
 
 _PRODUCT_HREF = re.compile(r'href="(?:https?://[^/"]+)?(/product/[^"?#]+)')
@@ -112,22 +114,77 @@ class WebMallWorld:
             origin = re.match(r"https?://[^/]+", url)
             if origin is None or not all(details.get(k, "").lower() in text for k in _ORDER_PAGE_KEYS):
                 continue
-            found.update(normalize_url(origin.group(0) + path) for path in _PRODUCT_HREF.findall(html))
+            found.update(normalize_url(origin.group(0) + path) for path in order_item_paths(html))
         return found
 
     def _external_cart_urls(self) -> set[str]:
-        """Read each external shop's cart page through the episode's browser context (its cookies)."""
+        """Read each external shop's cart as the official evaluator reads it: the rendered cart page's item rows.
+
+        WooCommerce's block cart is filled by a script from the Store API, so the page's raw HTML names no item; the
+        page is therefore rendered in a private browser context that carries the episode's cookies (the agent's tab
+        and context are left alone), and the rows (classic ``tr.cart_item`` / ``td.product-name``, block
+        ``tr.wc-block-cart-items__row``) are read from the DOM once the cart has rendered.  Cross-sells and other
+        product links on the page are not cart items.
+        """
         session = self.session
         urls: set[str] = set()
         if session is None or session.closed:
             return urls
         for origin in self.cluster.shop_origins:
-            def fetch(page: Any, origin: str = origin) -> str:
-                response = page.context.request.get(origin.rstrip("/") + "/cart/", timeout=10_000)
-                return str(response.text())
+            def render(page: Any, origin: str = origin) -> str:
+                return rendered_cart_html(page, origin)
+
             try:
-                html = session.call(fetch, timeout=15.0)
+                html = session.call(render, timeout=30.0)
             except Exception:  # noqa: BLE001 - an unreachable shop has no cart to count
                 continue
-            urls.update(normalize_url(origin.rstrip("/") + path) for path in _PRODUCT_HREF.findall(html))
+            urls.update(normalize_url(origin.rstrip("/") + path) for path in cart_item_paths(html))
         return urls
+
+
+#: What shows that a cart page has rendered: an item row or the empty-cart notice (classic or block).
+_CART_RENDERED = ("tr.cart_item, td.product-name, tr.wc-block-cart-items__row, .cart-empty, "
+                  ".wc-block-cart__empty-cart__title")
+
+
+def rendered_cart_html(page: Any, origin: str, timeout_ms: int = 10_000) -> str:
+    """The DOM of ``origin``'s cart page after its scripts ran, in a throw-away context with ``page``'s cookies."""
+    context = page.context.browser.new_context()
+    try:
+        context.add_cookies(page.context.cookies())
+        cart = context.new_page()
+        cart.goto(origin.rstrip("/") + "/cart/", wait_until="load", timeout=timeout_ms)
+        with contextlib.suppress(Exception):  # a cart page without either marker is read as it is
+            cart.wait_for_selector(_CART_RENDERED, state="attached", timeout=timeout_ms)
+        return str(cart.content())
+    finally:
+        context.close()
+
+
+def cart_item_paths(html: str) -> list[str]:
+    """``/product/...`` paths of the cart's item rows, read as the official evaluator reads a cart page."""
+    doc = parse_html(html)
+    rows = doc.elements(lambda n: (n.tag == "tr" and bool({"wc-block-cart-items__row", "cart_item"} & n.classes))
+                        or (n.tag == "td" and "product-name" in n.classes))
+    paths = []
+    for row in rows:
+        link = row.first_link()
+        found = _PRODUCT_HREF.search(f'href="{link.attrs.get("href", "")}"') if link is not None else None
+        if found:
+            paths.append(found.group(1))
+    return paths
+
+
+def order_item_paths(html: str) -> list[str]:
+    """``/product/...`` paths of an order-received page's line items (classic or block confirmation), as the
+    official evaluator reads them; other product links on the page (cross-sells, menus) do not count."""
+    doc = parse_html(html)
+    cells = doc.elements(lambda n: n.tag == "td" and bool(
+        {"woocommerce-table__product-name", "wc-block-order-confirmation-totals__product"} & n.classes))
+    paths = []
+    for cell in cells:
+        for link in cell.select("a"):
+            found = _PRODUCT_HREF.search(f'href="{link.attrs.get("href", "")}"')
+            if found:
+                paths.append(found.group(1))
+    return paths

@@ -78,6 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     knowu_commands = knowu.add_subparsers(dest="knowu_command", required=True)
     table = knowu_commands.add_parser("table", help="merge results files (any splits) and print the paper's tables")
     table.add_argument("results", nargs="+", help="results JSONL files of KnowU runs")
+    knowu_serve = knowu_commands.add_parser(
+        "serve", help="serve the simulated phone through the official KnowU server API (official client, runner)")
+    knowu_serve.add_argument("--data-dir", default=None, help="official KnowU-Bench release (default: the data cache)")
+    knowu_serve.add_argument("--host", default="127.0.0.1")
+    knowu_serve.add_argument("--port", type=int, default=6800, help="port (the official server's is 6800)")
     data = commands.add_parser("data", help="manage official benchmark data")
     data_commands = data.add_subparsers(dest="data_command", required=True)
     fetch = data_commands.add_parser("fetch", help="download a benchmark's official files into the cache")
@@ -124,6 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from personal_envs.trajectories.commands import plot_command
 
         return plot_command(args)
+    if args.command == "knowu" and args.knowu_command == "serve":
+        from personal_envs.knowu.official_api.server import serve as serve_knowu
+
+        return serve_knowu(args.data_dir, args.host, args.port)
     if args.command == "knowu":
         from personal_envs.knowu.official.paper_metrics import table_command
 

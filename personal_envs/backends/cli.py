@@ -12,7 +12,7 @@ from personal_envs.backends.engine import BackendError, connect
 from personal_envs.core.download import DownloadError
 
 #: Backends this command knows.
-NAMES = ("webmall",)
+NAMES = ("webmall", "knowu")
 
 
 def add_parser(commands: Any) -> None:
@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace, client: Any) -> int:
+    if args.name == "knowu":
+        return _up_knowu(client)
     from personal_envs.backends import webmall
 
     directory = args.dir or webmall.work_dir()
@@ -62,4 +64,15 @@ def _up(args: argparse.Namespace, client: Any) -> int:
     deployment.up()
     print(f"{args.name} is up; shops: {' '.join(deployment.origins())}")
     print(f"use it with gym.make('WebMall-v0', shop_urls='docker'); stop it with `personal-envs backend down {args.name}`")
+    return 0
+
+
+def _up_knowu(client: Any) -> int:
+    from personal_envs.backends import knowu
+
+    knowu.require_kvm()
+    deployment = Deployment(knowu.spec(), client, log=print)
+    deployment.up()
+    [origin] = deployment.origins()
+    print(f"knowu is up: {origin}; use it with gym.make('KnowU-General-v0', backend='official', server_url='{origin}')")
     return 0

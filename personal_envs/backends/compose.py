@@ -65,3 +65,10 @@ def webmall_compose_text() -> str:
     from personal_envs.backends import webmall
 
     return compose_text(webmall.spec(Path("$WEBMALL_DOCKER")))
+
+
+def knowu_compose_text() -> str:
+    """The documentation compose file of the official KnowU server image (``personal-envs backend up knowu``)."""
+    from personal_envs.backends import knowu
+
+    return compose_text(knowu.spec())

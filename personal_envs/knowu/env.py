@@ -65,6 +65,17 @@ def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
     return tasks
 
 
+def make_knowu_env(split: str = "general", backend: str = "sim", **kwargs: Any) -> PersonalEnv:
+    """The KnowU env for ``gym.make``: :class:`KnowUEnv` on the simulator or a device, or with ``backend="official"``
+    :class:`~personal_envs.knowu.official_api.remote_env.KnowUServerEnv` on a server speaking the official API
+    (``server_url=``)."""
+    if backend == "official":
+        from personal_envs.knowu.official_api.remote_env import KnowUServerEnv
+
+        return KnowUServerEnv(split=split, **kwargs)
+    return KnowUEnv(split=split, backend=backend, **kwargs)
+
+
 def make_backend(
     backend: str, screenshot_scale: float, image_format: str, device_serial: str | None, share_browser: bool = False
 ) -> PhoneBackend:

@@ -27,7 +27,7 @@ PERSONAL_POLICIES: dict[str, str] = {
 ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="KnowU-General-v0",
-        entry_point="personal_envs.knowu.env:KnowUEnv",
+        entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"split": "general"},
         report="personal_envs.knowu.report:report",
         policies={"oracle": "personal_envs.knowu.oracle:make_oracle"},
@@ -35,7 +35,7 @@ ENVS: list[EnvEntry] = [
     ),
     EnvEntry(
         env_id="KnowU-Personalized-v0",
-        entry_point="personal_envs.knowu.env:KnowUEnv",
+        entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"split": "personalized"},
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),
@@ -43,7 +43,7 @@ ENVS: list[EnvEntry] = [
     ),
     EnvEntry(
         env_id="KnowU-Proactive-v0",
-        entry_point="personal_envs.knowu.env:KnowUEnv",
+        entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"split": "proactive"},
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),

@@ -117,3 +117,23 @@ def test_shop_urls_must_be_origins_or_docker() -> None:
 
     with pytest.raises(ValueError, match="docker"):
         WebMallEnv(data_dir="shipped", shop_urls="kubernetes")
+
+
+def test_the_knowu_compose_file_is_generated_and_the_image_is_started_as_the_official_launcher_does() -> None:
+    from personal_envs.backends import knowu
+    from personal_envs.backends.compose import knowu_compose_text
+
+    assert (ROOT / "docker" / "knowu" / "docker-compose.yml").read_text() == knowu_compose_text()
+    [container] = knowu.spec().containers
+    assert container.privileged and container.image == "ghcr.io/yaosqz/knowu-bench:latest"
+    assert container.ports == {6800: 6800, 7860: 7860, 5800: 5800, 5556: 5556}
+    assert container.health is not None and container.health.http_path == "/health"
+
+
+def test_without_kvm_the_knowu_backend_says_so_in_one_line(tmp_path: Path) -> None:
+    from personal_envs.backends import knowu
+
+    with pytest.raises(BackendError) as error:
+        knowu.require_kvm(str(tmp_path / "kvm"))
+    assert "KVM is missing" in str(error.value) and "knowu serve" in str(error.value)
+    assert "\n" not in str(error.value)

@@ -1,0 +1,290 @@
+"""``personal-envs knowu serve``: the simulated phone behind the official KnowU server API.
+
+One phone, one task at a time, as the official server has: ``/task/init`` builds the official variant on the
+simulator (the official release is the data directory), ``/step`` applies official JSON actions, ``/screenshot``
+and ``/xml`` show the screen (1080x2400 PNG, the UI hierarchy as XML), ``/task/eval`` scores the variant with the
+project's reimplementation of its official check.  The official client (``runtime/client.py``) and runner drive it
+unchanged.  Loopback only by default.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from personal_envs.knowu.official_api.protocol import DEFAULT_DEVICE, SPLIT_TAG, from_official
+from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
+
+
+class ApiError(Exception):
+    """An error answered as ``{"detail": ...}`` with an HTTP status."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+class SimulatedPhoneService:
+    """The state behind the API: one simulated phone, the official task list, the running task."""
+
+    def __init__(self, data_dir: str | None = None) -> None:
+        from personal_envs.knowu.official.registry import FAMILY_SPLIT
+        from personal_envs.knowu.official.release import find_release
+        from personal_envs.knowu.official.source import parse_release
+
+        release = find_release(data_dir)
+        if release is None:
+            raise ValueError("knowu serve needs the official KnowU-Bench release: pass --data-dir, set "
+                             "PERSONAL_ENVS_DATA, or run `personal-envs data fetch knowu`")
+        self.data_dir = str(release.root)
+        self.release_label = release.label
+        source = parse_release(release)
+        self._split: dict[str, str] = {}
+        self._tags: dict[str, list[str]] = {}
+        self._apps: dict[str, list[str]] = {}
+        for cls in source.tasks():
+            split = FAMILY_SPLIT[cls.family]
+            roles = source.roles_of(cls.name) if cls.family != "general" else []
+            for name in [f"{cls.name}@{role}" for role in roles] or [cls.name]:
+                self._split[name] = split
+                self._tags[name] = sorted(cls.tags | {SPLIT_TAG[split]})
+                self._apps[name] = list(cls.app_names)
+        self._envs: dict[str, Any] = {}
+        self.lock = threading.RLock()
+        self.devices: set[str] = set()
+        self.running: str | None = None
+        self.last_obs: dict[str, Any] | None = None
+        self.actions: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------------------------------ tasks
+    def task_names(self) -> list[str]:
+        return list(self._split)
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [{"name": n, "tags": self._tags[n], "apps": self._apps[n]} for n in self._split]
+
+    def _env(self, name: str) -> Any:
+        if name not in self._split:
+            raise ApiError(404, f"unknown task {name!r}")
+        split = self._split[name]
+        env = self._envs.get(split)
+        if env is None:
+            from personal_envs.knowu.env import KnowUEnv
+
+            env = KnowUEnv(split=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
+                           image_format="png", ui_hierarchy=True)
+            self._envs[split] = env
+        return env
+
+    def goal(self, name: str) -> str:
+        env = self._env(name)
+        return str(next(t for t in env.tasks if t.task_id == name).instruction)
+
+    def init_task(self, name: str) -> None:
+        env = self._env(name)
+        index = next(i for i, t in enumerate(env.tasks) if t.task_id == name)
+        self.last_obs, _ = env.reset(seed=0, options={"task_index": index})
+        self.running, self.actions = name, []
+
+    def current(self, name: str | None = None) -> Any:
+        if self.running is None:
+            raise ApiError(400, "no task is running: POST /task/init first")
+        if name is not None and name != self.running:
+            raise ApiError(400, f"task {name!r} is not the running task ({self.running!r})")
+        return self._envs[self._split[self.running]]
+
+    def step(self, action: dict[str, Any]) -> Any:
+        env = self.current()
+        flat = from_official(action)
+        if flat.get("action_type") is None:
+            raise ApiError(400, "missing param: 'action_type'")
+        if env.episode_over:
+            return "the task has ended: evaluate it or initialise the next one"
+        self.actions.append(flat)
+        self.last_obs, _, _, _, info = env.step(flat)
+        if info.get("action_error"):
+            raise ApiError(400, str(info["action_error"]))
+        if flat["action_type"] == "ask_user":
+            return str(self.last_obs.get("user_reply", ""))
+        return flat.get("goal_status") if flat["action_type"] == "status" else "OK"
+
+    def evaluate(self, name: str) -> dict[str, Any]:
+        env = self.current(name)
+        evaluation = env.evaluation
+        if evaluation is None:  # scored now, as the official server scores the device whenever it is asked
+            evaluation = env.task.evaluate(env.world, env.trace)
+        return {"score": float(evaluation.score), "reason": str(evaluation.reason)}
+
+    def tear_down(self, name: str) -> None:
+        self.current(name)
+        self.running, self.last_obs = None, None
+
+    def screenshot_png(self) -> bytes:
+        from PIL import Image
+
+        if self.last_obs is None or "screenshot" not in self.last_obs:
+            image = Image.new("RGB", (SCREEN_WIDTH, SCREEN_HEIGHT), "black")
+        else:
+            image = Image.fromarray(self.last_obs["screenshot"])
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+    def xml(self) -> str:
+        return str(self.last_obs.get("ui_xml", "")) if self.last_obs else "<hierarchy rotation=\"0\"/>"
+
+    def close(self) -> None:
+        for env in self._envs.values():
+            env.close()
+        self._envs.clear()
+
+
+def _handler(service: SimulatedPhoneService) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _reply(self, status: int, payload: Any) -> None:
+            body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _body(self) -> dict[str, Any]:
+            length = int(self.headers.get("Content-Length") or 0)
+            if not length:
+                return {}
+            try:
+                data = json.loads(self.rfile.read(length).decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise ApiError(422, f"request body is not JSON: {exc}") from None
+            if not isinstance(data, dict):
+                raise ApiError(422, "request body must be a JSON object")
+            return data
+
+        def _handle(self, method: str) -> None:
+            url = urlparse(self.path)
+            query = {key: values[-1] for key, values in parse_qs(url.query).items()}
+            try:
+                body = self._body()
+                with service.lock:
+                    self._reply(200, route(service, method, url.path, query, body))
+            except ApiError as exc:
+                self._reply(exc.status, {"detail": exc.detail})
+            except Exception as exc:  # noqa: BLE001 - the server answers every request, as the official one does
+                self._reply(500, {"detail": f"{type(exc).__name__}: {exc}"})
+
+        def do_GET(self) -> None:  # noqa: N802
+            self._handle("GET")
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._handle("POST")
+
+    return Handler
+
+
+def route(service: SimulatedPhoneService, method: str, path: str, query: dict[str, str],
+          body: dict[str, Any]) -> Any:
+    """The answer to one request (raises :class:`ApiError` for the error answers)."""
+    device = str(body.get("device") or body.get("req_device") or query.get("device") or DEFAULT_DEVICE)
+    task_name = str(body.get("task_name") or query.get("task_name") or "")
+    if (method, path) == ("GET", "/health"):
+        return {"ok": True, "devices": sorted(service.devices), "device_status": dict.fromkeys(service.devices, True)}
+    if path == "/init":
+        service.devices.add(device)
+        return {"device": device, "viewport_size": [SCREEN_WIDTH, SCREEN_HEIGHT]}
+    if (method, path) == ("GET", "/screenshot"):
+        png = service.screenshot_png()
+        answer: dict[str, Any] = {"device": device, "path": f"/virtual/{device}/screen.png"}
+        if query.get("return_b64", "").lower() in ("1", "true"):
+            answer["b64_png"] = base64.b64encode(png).decode("ascii")
+        return answer
+    if (method, path) == ("GET", "/xml"):
+        answer = {"device": device, "mode": query.get("mode", "uia"), "path": f"/virtual/{device}/ui.xml"}
+        if query.get("return_content", "").lower() in ("1", "true"):
+            answer["content"] = service.xml()
+        return answer
+    if (method, path) == ("POST", "/step"):
+        action = body.get("action")
+        if not isinstance(action, dict):
+            raise ApiError(422, "body needs an 'action' object")
+        return {"device": device, "action": action, "result": service.step(action)}
+    if (method, path) == ("GET", "/task/list"):
+        return service.listing()
+    if path in ("/task/goal", "/task/metadata", "/task/complexity", "/task/init") and task_name not in (
+            service.task_names()):
+        raise ApiError(404 if task_name else 422, f"unknown task {task_name!r}" if task_name else "task_name is needed")
+    if (method, path) == ("GET", "/task/goal"):
+        return service.goal(task_name)
+    if (method, path) == ("GET", "/task/metadata"):
+        return next(entry for entry in service.listing() if entry["name"] == task_name)
+    if (method, path) == ("GET", "/task/complexity"):
+        return 1.0 if "hard" in next(e for e in service.listing() if e["name"] == task_name)["tags"] else 0.5
+    if (method, path) == ("POST", "/task/init"):
+        service.init_task(task_name)
+        return "OK"
+    if (method, path) == ("GET", "/task/eval"):
+        return service.evaluate(task_name or (service.running or ""))
+    if (method, path) == ("POST", "/task/tear_down"):
+        service.tear_down(task_name or (service.running or ""))
+        return "OK"
+    raise ApiError(404, f"no route {method} {path}")
+
+
+class KnowUApiServer:
+    """The API on ``host:port`` in a background thread (``port=0`` picks a free port); a context manager."""
+
+    def __init__(self, data_dir: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.service = SimulatedPhoneService(data_dir)
+        self.httpd = ThreadingHTTPServer((host, port), _handler(self.service))
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host.decode() if isinstance(host, bytes) else host}:{port}"
+
+    def start(self) -> KnowUApiServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="knowu-api", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.service.close()
+
+    def __enter__(self) -> KnowUApiServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def serve(data_dir: str | None, host: str, port: int) -> int:
+    """Run the server in the foreground until Ctrl-C (``personal-envs knowu serve``)."""
+    try:
+        server = KnowUApiServer(data_dir, host, port)
+    except ValueError as exc:
+        print(f"error: {exc}")
+        return 1
+    print(f"KnowU official API on {server.url} ({server.service.release_label}, "
+          f"{len(server.service.task_names())} tasks); Ctrl-C stops it")
+    try:
+        server.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.httpd.server_close()
+        server.service.close()
+    return 0

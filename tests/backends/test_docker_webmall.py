@@ -184,7 +184,7 @@ def test_ctrl_c_while_coming_up_leaves_nothing(standin_image: str, tmp_path: Pat
 
 @pytest.fixture(scope="module", params=["classic", "block"])
 def webmall_shops(request: pytest.FixtureRequest, standin_image: str,
-                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, list[str]]]:
     """The four WebMall shops as stand-in containers with ``classic`` or ``block`` cart markup, each holding the
     products of the project's shipped catalogue, restored from a tarball per shop."""
     from personal_envs.webmall.shipped_catalog import shipped_products
@@ -198,7 +198,7 @@ def webmall_shops(request: pytest.FixtureRequest, standin_image: str,
         backups.append(write_backup(directory, f"wordpress_data_shop{index}", shop))
     spec = shop_spec(unique("webmall"), standin_image, backups)
     with Deployment(spec, CLIENT) as deployment:
-        yield request.param, deployment.origins()
+        yield request.param, spec.name, deployment.origins()
 
 
 def run_oracle(env: Any, task_index: int) -> tuple[float, dict[str, Any]]:
@@ -226,14 +226,15 @@ def find_task(env: Any, kind: str, shops: set[int]) -> int:
     pytest.skip(f"no {kind} task with offers in shops {shops}")
 
 
-def test_webmall_external_scores_a_cart_and_a_checkout(webmall_shops: tuple[str, list[str]]) -> None:
+def test_webmall_external_scores_a_cart_and_a_checkout(webmall_shops: tuple[str, str, list[str]]) -> None:
     from personal_envs.webmall.env import WebMallEnv
     from personal_envs.webmall.evaluator import normalize_url
     from personal_envs.webmall.world import cart_item_paths
 
-    markup, origins = webmall_shops
-    env = WebMallEnv(data_dir="shipped", shop_urls=origins)
+    markup, deployment, origins = webmall_shops
+    env = WebMallEnv(data_dir="shipped", shop_urls=f"docker:{deployment}")  # origins read from the engine
     try:
+        assert env.cluster.shop_origins == origins
         cart_task = find_task(env, "cart", {1, 3})  # offers in two shops: two carts to read
         reward, info = run_oracle(env, cart_task)
         assert reward == 1.0, info["metrics"]

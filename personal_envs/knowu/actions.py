@@ -36,3 +36,50 @@ TERMINAL_ACTIONS: frozenset[str] = frozenset({"finished", "answer", "status"})
 #: Actions that never change the device: the only ones allowed when staying silent or after a rejection.  Any
 #: other action is "acting" (the proactive checks, metrics and shaping signals all read this one set).
 PASSIVE_ACTIONS: frozenset[str] = frozenset({"wait", "finished", "ask_user", "answer", "status"})
+
+#: Actions that take screen positions, and their position arguments in the official agents' convention.
+OFFICIAL_COORDINATE_ARGS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "click": (("coordinate", "x", "y"),),
+    "double_tap": (("coordinate", "x", "y"),),
+    "long_press": (("coordinate", "x", "y"),),
+    "drag": (("start_coordinate", "start_x", "start_y"), ("end_coordinate", "end_x", "end_y")),
+}
+#: The official agents' relative scale: positions are 0..999 of the screenshot's width and height
+#: (``general_e2e_agent.py``: ``int(relative * image_size / 1000)``).
+OFFICIAL_COORDINATE_SCALE = 1000
+_REL = Param("array", f"[x, y], each 0..{OFFICIAL_COORDINATE_SCALE - 1} relative to the screen (the official agents' "
+                      "convention)", items="integer", max_items=2)
+
+
+def official_coordinate_actions() -> tuple[ActionSpec, ...]:
+    """:data:`KNOWU_ACTIONS` with positions as the official agents give them: ``click`` takes ``coordinate``
+    ``[x, y]`` in 0..999 and ``drag`` ``start_coordinate`` / ``end_coordinate`` (``coords="official"``)."""
+    specs = []
+    for spec in KNOWU_ACTIONS:
+        if spec.name == "drag":
+            specs.append(ActionSpec.make("drag", "Swipe from start_coordinate to end_coordinate.",
+                                         start_coordinate=_REL, end_coordinate=_REL))
+        elif spec.name in OFFICIAL_COORDINATE_ARGS:
+            specs.append(ActionSpec.make(spec.name, spec.description.replace("(x, y)", "coordinate"),
+                                         coordinate=_REL))
+        else:
+            specs.append(spec)
+    return tuple(specs)
+
+
+def official_to_pixels(name: str, arguments: dict[str, object]) -> dict[str, object]:
+    """Arguments of an official-convention action in screen pixels, converted as the official agents convert them.
+
+    Raises:
+        ValueError: a position is not two numbers in 0..999.
+    """
+    converted = dict(arguments)
+    for relative, x_key, y_key in OFFICIAL_COORDINATE_ARGS.get(name, ()):
+        value = converted.pop(relative, None)
+        if not (isinstance(value, list | tuple) and len(value) == 2
+                and all(isinstance(v, int | float) and 0 <= v < OFFICIAL_COORDINATE_SCALE for v in value)):
+            raise ValueError(f"{relative} must be [x, y] with each in 0..{OFFICIAL_COORDINATE_SCALE - 1}, "
+                             f"got {value!r}")
+        converted[x_key] = int(value[0] * SCREEN_WIDTH / OFFICIAL_COORDINATE_SCALE)
+        converted[y_key] = int(value[1] * SCREEN_HEIGHT / OFFICIAL_COORDINATE_SCALE)
+    return converted

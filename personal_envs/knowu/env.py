@@ -22,7 +22,12 @@ from personal_envs.core.actions import Action, ActionError
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.core.task import Evaluation
-from personal_envs.knowu.actions import KNOWU_ACTIONS
+from personal_envs.knowu.actions import (
+    KNOWU_ACTIONS,
+    OFFICIAL_COORDINATE_ARGS,
+    official_coordinate_actions,
+    official_to_pixels,
+)
 from personal_envs.knowu.fact_user import FactUser
 from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
@@ -143,6 +148,8 @@ class KnowUEnv(PersonalEnv):
         protocol: ``"paper"``: the paper's main setting (``log_source="noise"``, the given ``memory``, screenshot
             observations, ``ui_xml`` empty unless ``ui_hierarchy=True``); ``None``: the arguments as given.
         ui_hierarchy: Include the UI hierarchy in ``ui_xml`` (default True; False under ``protocol="paper"``).
+        coords: ``"pixels"`` (default: ``x``, ``y`` in screen pixels) or ``"official"`` (the official agents'
+            convention: ``coordinate`` ``[x, y]`` in 0..999 of the screen, converted as they convert it).
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
@@ -181,8 +188,15 @@ class KnowUEnv(PersonalEnv):
         task_set: str | None = None,
         protocol: str | None = None,
         ui_hierarchy: bool | None = None,
+        coords: str = "pixels",
     ) -> None:
-        super().__init__(KNOWU_ACTIONS, max_steps, render_mode=None)
+        if coords not in ("pixels", "official"):
+            raise ValueError(f"coords must be 'pixels' or 'official', got {coords!r}")
+        #: How actions give screen positions: ``"pixels"`` (x, y of the 1080x2400 screen) or ``"official"``
+        #: (``coordinate`` [x, y] in 0..999, as the official agents give them).
+        self.coords = coords
+        super().__init__(official_coordinate_actions() if coords == "official" else KNOWU_ACTIONS, max_steps,
+                         render_mode=None)
         preset = paper_preset(protocol, log_source, memory, screenshot, ui_hierarchy)
         log_source, screenshot = preset["log_source"], preset["screenshot"]
         #: Whether observations carry the UI hierarchy (``ui_xml``; the official agents get the screenshot only).
@@ -274,6 +288,11 @@ class KnowUEnv(PersonalEnv):
 
     def _execute(self, action: Action) -> StepResult:
         name, args = action.name, action.arguments
+        if self.coords == "official" and name in OFFICIAL_COORDINATE_ARGS:
+            try:
+                args = official_to_pixels(name, args)
+            except ValueError as exc:
+                raise ActionError(str(exc)) from None
         if name in DEVICE_ACTIONS:
             self.backend.execute(name, args)
             return StepResult()
@@ -292,8 +311,9 @@ class KnowUEnv(PersonalEnv):
         extra = self.task.context_extra()
         context_text = (
             f"{context.get('text', '')}{'; ' + extra if extra else ''}; "
-            f"screen: {SCREEN_WIDTH}x{SCREEN_HEIGHT} pixels (actions use these), "
-            f"screenshot scale {self.backend.screenshot_scale:.4g} ({shape[1]}x{shape[0]})"
+            + (f"screen: {SCREEN_WIDTH}x{SCREEN_HEIGHT} pixels (actions use these), " if self.coords == "pixels" else
+               "positions: coordinate [x, y] in 0..999 of the screen, ")
+            + f"screenshot scale {self.backend.screenshot_scale:.4g} ({shape[1]}x{shape[0]})"
         )
         obs: dict[str, Any] = {
             "instruction": self.task.instruction,

@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     knowu_commands = knowu.add_subparsers(dest="knowu_command", required=True)
     table = knowu_commands.add_parser("table", help="merge results files (any splits) and print the paper's tables")
     table.add_argument("results", nargs="+", help="results JSONL files of KnowU runs")
+    table.add_argument("--figures", type=Path, default=None, help="also draw the figures (PNG) into this directory")
     knowu_serve = knowu_commands.add_parser(
         "serve", help="serve the simulated phone through the official KnowU server API (official client, runner)")
     knowu_serve.add_argument("--data-dir", default=None, help="official KnowU-Bench release (default: the data cache)")
@@ -136,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "knowu":
         from personal_envs.knowu.official.paper_metrics import table_command
 
-        return table_command(args.results)
+        return table_command(args.results, figures=args.figures)
     if args.command == "arena":
         from personal_envs.browserarena.arena.cli import run as run_arena
 

@@ -17,6 +17,7 @@ Efficiency = 50 / average steps; IE = mean(score / max(queries, 1)) (personalize
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -283,8 +284,9 @@ def load_results(paths: Iterable[str]) -> list[Episode]:
     return episodes
 
 
-def table_command(paths: Sequence[str]) -> int:
-    """``personal-envs knowu table RESULTS...``: merge the runs' records and print every table."""
+def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None) -> int:
+    """``personal-envs knowu table RESULTS... [--figures DIR]``: merge the runs' records, print every table and
+    optionally draw the figures (:mod:`personal_envs.knowu.official.figures`)."""
     try:
         episodes = load_results(paths)
     except (OSError, ValueError) as exc:
@@ -295,6 +297,11 @@ def table_command(paths: Sequence[str]) -> int:
         return 1
     sets = sorted({str(e.extra.get("task_set", "?")) for e in episodes})
     print(report(episodes, ", ".join(sets)))
+    if figures is not None:
+        from personal_envs.knowu.official.figures import write_figures
+
+        for path in write_figures(episodes, figures):
+            print(f"figure: {path}")
     return 0
 
 

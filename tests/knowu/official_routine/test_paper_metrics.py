@@ -118,3 +118,32 @@ def test_knowu_table_command_merges_results_files(tmp_path, capsys) -> None:  # 
     assert "p  2  50.00" in out  # overall SR over both splits
     assert "p  all  noise" in out  # Table 3 row of the memory setting
     assert main(["knowu", "table", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_figures_plot_the_tables_numbers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from personal_envs.cli import main
+    from personal_envs.knowu.official import figures
+
+    episodes = [Episode("X", "general", 1.0, _traj((DONE, None)), difficulty="easy", extra={"policy": "a"}),
+                Episode("Y", "general", 0.0, _traj((DONE, None)), difficulty="easy", extra={"policy": "a"}),
+                Episode("P@student", "personalized", 0.7, _traj((ASK, "ok"), (DONE, None)), difficulty="hard",
+                        extra={"policy": "a"}),
+                Episode("R@grandma", "proactive", 1.0, _traj((DONE, None)), False, "easy", extra={"policy": "b"})]
+    sr = figures.sr_by_split(episodes)
+    assert sr["a"]["general easy"] == 50.0 and sr["a"]["personalized hard"] == 0.0
+    assert set(sr) == {"a", "b"} and sr["b"]["proactive easy"] == 100.0
+    roles = figures.per_role(episodes)
+    assert roles["a"] == {"student": (0.7, 1.0)} and roles["b"] == {"grandma": (1.0, 0.0)}
+    calibration = figures.proactive_calibration(episodes)
+    assert set(calibration["b"]) == {"Act", "Silent", "Stop"}
+    paths = figures.write_figures(episodes, tmp_path / "figs")
+    assert [p.name for p in paths] == ["sr_by_split.png", "proactive_calibration.png", "per_role.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000 for p in paths)
+    # from the command: the tables, then the figures
+    import json
+
+    record = {"policy": "p", "task_id": "BatterySaverGeneralTask", "steps": 4, "metrics": {
+        "split": "general", "score": 1.0, "success": True, "difficulty": "easy", "task_set": "KnowU-Bench 0dd7989"}}
+    (tmp_path / "r.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["knowu", "table", str(tmp_path / "r.jsonl"), "--figures", str(tmp_path / "cli")]) == 0
+    assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == sorted(p.name for p in paths)

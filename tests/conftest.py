@@ -20,6 +20,15 @@ def anchors_dir() -> Path:
     return ANCHORS
 
 
+@pytest.fixture(scope="session")
+def official_dir(anchors_dir: Path) -> Path:
+    """The official KnowU-Bench release of the anchors (a subset of ZJU-REAL/KnowU-Bench at 0dd7989)."""
+    path = anchors_dir / "knowu" / "official"
+    if not path.is_dir():
+        pytest.skip(f"official KnowU release not found at {path}")
+    return path
+
+
 @pytest.fixture(autouse=True, scope="session")
 def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Caches (recommender checkpoints, downloads) go to a temporary directory, never the user's home."""

@@ -70,6 +70,22 @@ def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
     return tasks
 
 
+def phone_observation_space(screenshot_shape: tuple[int, ...] | None) -> spaces.Dict:
+    """The observation space of every KnowU env (any backend): text fields, plus the screenshot when its shape is
+    given."""
+    obs_spaces: dict[str, spaces.Space[Any]] = {
+        "instruction": UnicodeText(MAX_TEXT_CHARS),
+        "ui_xml": UnicodeText(MAX_XML_CHARS),
+        "context": UnicodeText(MAX_ERROR_CHARS),
+        "logs": UnicodeText(MAX_TEXT_CHARS),
+        "user_reply": UnicodeText(MAX_TEXT_CHARS),
+        "last_action_error": UnicodeText(MAX_ERROR_CHARS * 2),
+    }
+    if screenshot_shape is not None:
+        obs_spaces["screenshot"] = spaces.Box(0, 255, screenshot_shape, np.uint8)
+    return spaces.Dict(obs_spaces)
+
+
 def make_knowu_env(split: str = "general", backend: str = "sim", **kwargs: Any) -> PersonalEnv:
     """The KnowU env for ``gym.make``: :class:`KnowUEnv` on the simulator or a device, or with ``backend="official"``
     :class:`~personal_envs.knowu.official_api.remote_env.KnowUServerEnv` on a server speaking the official API
@@ -260,17 +276,7 @@ class KnowUEnv(PersonalEnv):
         self.task: PhoneTask = self.tasks[0]
         self.world = PhoneWorld(Phone(), self.backend)
         self._screenshot: np.ndarray | None = None
-        obs_spaces: dict[str, spaces.Space[Any]] = {
-            "instruction": UnicodeText(MAX_TEXT_CHARS),
-            "ui_xml": UnicodeText(MAX_XML_CHARS),
-            "context": UnicodeText(MAX_ERROR_CHARS),
-            "logs": UnicodeText(MAX_TEXT_CHARS),
-            "user_reply": UnicodeText(MAX_TEXT_CHARS),
-            "last_action_error": UnicodeText(MAX_ERROR_CHARS * 2),
-        }
-        if screenshot:
-            obs_spaces["screenshot"] = spaces.Box(0, 255, self.backend.screenshot_shape, np.uint8)
-        self.observation_space = spaces.Dict(obs_spaces)
+        self.observation_space = phone_observation_space(self.backend.screenshot_shape if screenshot else None)
 
     # --------------------------------------------------------------------------------------------- hooks
     @property

@@ -8,8 +8,6 @@ the project and the official release are mounted read-only.
 
 from __future__ import annotations
 
-import io
-import tarfile
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -20,13 +18,13 @@ import pytest
 
 from personal_envs.backends import BackendSpec, ContainerSpec, Deployment, HealthCheck
 from personal_envs.knowu.official_api.protocol import to_official
+from tests.backends.images import build_on_base
 from tests.conftest import docker_client_or_skip
 from tests.knowu.official.test_official_api import TASKS, official_client_class, oracle_actions
 
 pytestmark = pytest.mark.docker
 
 CLIENT = docker_client_or_skip()
-BASE = "personal-envs-test/bookworm-minbase:latest"
 IMAGE = "personal-envs-test/knowu-serve:2"
 ROOT = Path(__file__).resolve().parents[2]
 #: What the project imports to serve the phone (pyproject's core dependencies).
@@ -36,12 +34,8 @@ DEPENDENCIES = ('"gymnasium>=1.0" "pettingzoo>=1.24" "numpy>=1.26" "scipy>=1.11"
 
 @pytest.fixture(scope="module")
 def serve_image() -> str:
-    try:
-        CLIENT.images.get(BASE)
-    except Exception:  # noqa: BLE001
-        pytest.skip(f"{BASE} is missing: run scripts/docker_test_base.sh as root")
     dockerfile = textwrap.dedent(f"""\
-        FROM {BASE}
+        FROM {{BASE}}
         RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
             python3 python3-pip chromium-headless-shell libatomic1 fonts-dejavu-core ca-certificates >/dev/null \\
             && rm -rf /var/lib/apt/lists/*
@@ -49,25 +43,9 @@ def serve_image() -> str:
         RUN PIP_CERT=/etc/ssl/certs/host-ca.crt pip3 install -q --break-system-packages --no-cache-dir {DEPENDENCIES}
         ENV PYTHONPATH=/opt/personal-envs PERSONAL_ENVS_CHROMIUM=/usr/bin/chromium-headless-shell
     """)
-    context = io.BytesIO()
-    with tarfile.open(fileobj=context, mode="w") as tar:
-        # the host's CA bundle: PyPI is reached through the same TLS chain as on the host
-        for name, data in (("Dockerfile", dockerfile.encode()),
-                           ("host-ca.crt", Path("/etc/ssl/certs/ca-certificates.crt").read_bytes())):
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    context.seek(0)
-    CLIENT.images.build(fileobj=context, custom_context=True, tag=IMAGE, network_mode="host", rm=True)
-    return IMAGE
-
-
-@pytest.fixture(scope="module")
-def official_dir(anchors_dir: Path) -> Path:
-    path = anchors_dir / "knowu" / "official"
-    if not path.is_dir():
-        pytest.skip(f"official KnowU release not found at {path}")
-    return path
+    # the host's CA bundle: PyPI is reached through the same TLS chain as on the host
+    return build_on_base(CLIENT, IMAGE, dockerfile,
+                         {"host-ca.crt": Path("/etc/ssl/certs/ca-certificates.crt").read_bytes()})
 
 
 @pytest.fixture(scope="module")

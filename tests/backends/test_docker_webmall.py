@@ -33,12 +33,12 @@ from personal_envs.backends import (
 )
 from personal_envs.backends.deployment import deployment_status, running_origins
 from personal_envs.backends.engine import LABEL
+from tests.backends.images import build_on_base
 from tests.conftest import docker_client_or_skip
 
 pytestmark = pytest.mark.docker
 
 CLIENT = docker_client_or_skip()
-BASE = "personal-envs-test/bookworm-minbase:latest"
 STANDIN = "personal-envs-test/webmall-standin:2"
 HERE = Path(__file__).parent
 
@@ -54,26 +54,14 @@ def leftovers(name: str) -> list[str]:
 @pytest.fixture(scope="module")
 def standin_image() -> str:
     """The stand-in shop image: Debian's python3 and the shop script; its content comes from a volume."""
-    try:
-        CLIENT.images.get(BASE)
-    except Exception:  # noqa: BLE001
-        pytest.skip(f"{BASE} is missing: run scripts/docker_test_base.sh as root")
-    dockerfile = textwrap.dedent(f"""\
+    dockerfile = textwrap.dedent("""\
         FROM {BASE}
         RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 >/dev/null \\
             && rm -rf /var/lib/apt/lists/*
         COPY standin_shop.py /opt/standin_shop.py
         CMD ["python3", "/opt/standin_shop.py", "/srv/shop/shop.json"]
     """)
-    context = io.BytesIO()
-    with tarfile.open(fileobj=context, mode="w") as tar:
-        for name, data in (("Dockerfile", dockerfile.encode()), ("standin_shop.py", (HERE / "standin_shop.py").read_bytes())):
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    context.seek(0)
-    CLIENT.images.build(fileobj=context, custom_context=True, tag=STANDIN, network_mode="host", rm=True)
-    return STANDIN
+    return build_on_base(CLIENT, STANDIN, dockerfile, {"standin_shop.py": (HERE / "standin_shop.py").read_bytes()})
 
 
 def write_backup(directory: Path, name: str, shop: dict[str, Any]) -> Path:

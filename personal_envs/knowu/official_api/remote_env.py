@@ -20,18 +20,14 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
-from gymnasium import spaces
 
 from personal_envs.core.actions import Action, ActionError
-from personal_envs.core.env import MAX_ERROR_CHARS, EpisodeOutcome, PersonalEnv, StepResult
-from personal_envs.core.spaces import UnicodeText
+from personal_envs.core.env import EpisodeOutcome, PersonalEnv, StepResult
 from personal_envs.core.task import Check, Evaluation
 from personal_envs.knowu.actions import KNOWU_ACTIONS, TERMINAL_ACTIONS
+from personal_envs.knowu.env import MAX_TEXT_CHARS, MAX_XML_CHARS, phone_observation_space
 from personal_envs.knowu.official_api.protocol import DEFAULT_DEVICE, SPLIT_TAG, to_official
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
-
-MAX_TEXT_CHARS = 200_000
-MAX_XML_CHARS = 1_000_000
 
 
 class ServerError(RuntimeError):
@@ -81,18 +77,8 @@ class KnowUServerEnv(PersonalEnv):
         self._screenshot: np.ndarray | None = None
         self._initialised = False
         width, height = round(SCREEN_WIDTH * screenshot_scale), round(SCREEN_HEIGHT * screenshot_scale)
-        obs_spaces: dict[str, spaces.Space[Any]] = {
-            "instruction": UnicodeText(MAX_TEXT_CHARS),
-            "ui_xml": UnicodeText(MAX_XML_CHARS),
-            "context": UnicodeText(MAX_ERROR_CHARS),
-            "logs": UnicodeText(MAX_TEXT_CHARS),
-            "user_reply": UnicodeText(MAX_TEXT_CHARS),
-            "last_action_error": UnicodeText(MAX_ERROR_CHARS * 2),
-        }
         self._screen_shape = (height, width, 3)
-        if screenshot:
-            obs_spaces["screenshot"] = spaces.Box(0, 255, self._screen_shape, np.uint8)
-        self.observation_space = spaces.Dict(obs_spaces)
+        self.observation_space = phone_observation_space(self._screen_shape if screenshot else None)
 
     # ------------------------------------------------------------------------------------------ HTTP
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None,

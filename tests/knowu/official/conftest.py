@@ -10,15 +10,6 @@ from personal_envs.knowu.official.release import OfficialRelease, find_release
 
 
 @pytest.fixture(scope="session")
-def official_dir(anchors_dir: Path) -> Path:
-    """The official release directory of the anchors."""
-    path = anchors_dir / "knowu" / "official"
-    if not path.is_dir():
-        pytest.skip(f"official KnowU release not found at {path}")
-    return path
-
-
-@pytest.fixture(scope="session")
 def release(official_dir: Path) -> OfficialRelease:
     """The anchors release."""
     found = find_release(official_dir)

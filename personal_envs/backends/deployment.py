@@ -8,11 +8,14 @@ deployment is removed on exit whatever happened.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,13 +43,22 @@ class Deployment:
         self.spec = spec
         self.client = client if client is not None else connect()
         self.log = log
+        self._previous_sigterm: Any = None
 
     # ------------------------------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Deployment:
-        return self.up()
+        self._previous_sigterm = _terminate_as_interrupt()
+        try:
+            return self.up()
+        except BaseException:
+            _restore_sigterm(self._previous_sigterm)
+            raise
 
     def __exit__(self, *exc_info: object) -> None:
-        self.down()
+        try:
+            self.down()
+        finally:
+            _restore_sigterm(self._previous_sigterm)
 
     def up(self) -> Deployment:
         """Create volumes, restore backups, start the containers in order and wait until each is healthy.
@@ -63,8 +75,10 @@ class Deployment:
         return self
 
     def down(self) -> list[str]:
-        """Remove the deployment's containers, network and volumes; return what was removed."""
-        return remove_deployment(self.spec.name, self.client)
+        """Remove the deployment's containers, network and volumes; return what was removed.  Ctrl-C and SIGTERM
+        wait until the removal is over (a second Ctrl-C must not leave half a deployment behind)."""
+        with _signals_held():
+            return remove_deployment(self.spec.name, self.client)
 
     def status(self) -> list[ContainerStatus]:
         """The deployment's containers as the engine sees them now."""
@@ -215,6 +229,45 @@ class Deployment:
         except Exception:  # noqa: BLE001 - logs are best effort
             text = ""
         return f"last log lines:\n{text}" if text else "no log output"
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _terminate_as_interrupt() -> Any:
+    """Make SIGTERM raise :class:`KeyboardInterrupt` (so ``with Deployment(...)`` cleans up when the process is
+    terminated); return the previous handler (``None`` outside the main thread, where handlers cannot be set)."""
+    if not _in_main_thread():
+        return None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
+def _restore_sigterm(previous: Any) -> None:
+    if previous is not None and _in_main_thread():
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Defer SIGINT and SIGTERM for the duration of the block; a signal that came in is raised afterwards."""
+    if not _in_main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: received.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if received:
+        raise KeyboardInterrupt(f"signal {received[0]} during cleanup (the cleanup finished first)")
 
 
 def _published(container: Any) -> dict[int, int]:

@@ -15,7 +15,7 @@ and verified against their Git blob ids.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from personal_envs.backends.fetch import download_resumable
@@ -57,42 +57,67 @@ def work_dir() -> Path:
     return data_home() / "webmall-docker"
 
 
-def prepare(directory: Path | None = None, progress: Callable[[str], None] = print) -> Path:
-    """Download (resumably) the backups and the official config files; write the port-specific ``wp-config.php``."""
+def prepare(directory: Path | None = None, progress: Callable[[str], None] = print, *,
+            backup_url: str = BACKUP_URL, shop_ports: Sequence[int] = SHOP_PORTS) -> Path:
+    """Download (resumably) the backups and the official config files; write the port-specific ``wp-config.php``
+    (``backup_url`` and ``shop_ports`` for tests and side-by-side deployments)."""
     directory = directory or work_dir()
     fetch_files(CONFIG_FILES, directory, progress=progress)
     for name in backup_names():
-        download_resumable(f"{BACKUP_URL}/{name}", directory / "backup" / name, progress=progress)
-    for n, port in zip((1, 2, 3, 4), SHOP_PORTS, strict=True):
-        text = (directory / "config" / f"shop_{n}.php").read_text(encoding="utf-8")
-        (directory / "deploy").mkdir(exist_ok=True)
-        (directory / "deploy" / f"shop_{n}.php").write_text(text.replace(f"SHOP{n}_PORT_PLACEHOLDER", str(port)),
-                                                            encoding="utf-8")
+        download_resumable(f"{backup_url}/{name}", directory / "backup" / name, progress=progress)
+    write_configs(directory, shop_ports)
     return directory
 
 
-def spec(directory: Path | None = None) -> BackendSpec:
-    """The official deployment, reading its files from ``directory`` (see :func:`prepare`)."""
+def write_configs(directory: Path, shop_ports: Sequence[int] = SHOP_PORTS) -> None:
+    """Each shop's ``deploy/shop_N.php``: the official ``config/shop_N.php`` with its ``SHOPN_PORT_PLACEHOLDER``
+    replaced by the shop's port, as ``restore_all_and_deploy_local.sh`` does."""
+    (directory / "deploy").mkdir(parents=True, exist_ok=True)
+    for n, port in zip((1, 2, 3, 4), shop_ports, strict=True):
+        text = (directory / "config" / f"shop_{n}.php").read_text(encoding="utf-8")
+        (directory / "deploy" / f"shop_{n}.php").write_text(text.replace(f"SHOP{n}_PORT_PLACEHOLDER", str(port)),
+                                                            encoding="utf-8")
+
+
+def spec(directory: Path | None = None, *, images: Mapping[str, str] | None = None,
+         shop_ports: Sequence[int] = SHOP_PORTS, frontend_port: int = FRONTEND_PORT,
+         elasticsearch_port: int = ELASTICSEARCH_PORT, name: str = NAME, prefix: str = "") -> BackendSpec:
+    """The official deployment, reading its files from ``directory`` (see :func:`prepare`).
+
+    The keywords exist for tests and side-by-side deployments: ``images`` replaces the official images by role
+    (``frontend``, ``elasticsearch``, ``mariadb``, ``wordpress``, ``helper``); the ports; ``name`` labels the
+    deployment; ``prefix`` goes before every container, volume and network name (the official names stay
+    reachable as network aliases).  The URL rewrite and ``wp-config.php`` follow ``shop_ports``.
+    """
     directory = directory or work_dir()
+    image = {**IMAGES, **(images or {})}
     backup, deploy = directory / "backup", directory / "deploy"
+
+    def named(container: str, *aliases: str) -> tuple[str, tuple[str, ...]]:
+        return f"{prefix}{container}", tuple(dict.fromkeys((*aliases, *((container,) if prefix else ()))))
+
+    frontend, frontend_aliases = named("WebMall_frontend", "webmall_frontend")
+    search, search_aliases = named("WebMall_elasticsearch", "elasticsearch")
     containers = [
-        ContainerSpec("WebMall_frontend", IMAGES["frontend"], ports={80: FRONTEND_PORT},
+        ContainerSpec(frontend, image["frontend"], ports={80: frontend_port},
                       binds={str(directory / "config" / "index.html"): "/usr/share/nginx/html/index.html"},
-                      aliases=("webmall_frontend",)),
-        ContainerSpec("WebMall_elasticsearch", IMAGES["elasticsearch"], ports={9200: ELASTICSEARCH_PORT},
+                      aliases=frontend_aliases),
+        ContainerSpec(search, image["elasticsearch"], ports={9200: elasticsearch_port},
                       environment={"discovery.type": "single-node", "xpack.security.enabled": "false",
                                    "ES_JAVA_OPTS": "-Xms512m -Xmx512m -XX:UseSVE=0", "CLI_JAVA_OPTS": "-XX:UseSVE=0"},
-                      volumes={"esdata": "/usr/share/elasticsearch/data"}, aliases=("elasticsearch",),
+                      volumes={f"{prefix}esdata": "/usr/share/elasticsearch/data"}, aliases=search_aliases,
                       health=HealthCheck(http_path="/_cluster/health", http_port=9200, timeout_s=300)),
     ]
-    for n, port in zip((1, 2, 3, 4), SHOP_PORTS, strict=True):
+    for n, port in zip((1, 2, 3, 4), shop_ports, strict=True):
+        database, database_aliases = named(f"WebMall_mariadb_shop{n}", f"mariadb_shop{n}")
+        shop, shop_aliases = named(f"WebMall_wordpress_shop{n}", f"wordpress_shop{n}")
         containers.append(ContainerSpec(
-            f"WebMall_mariadb_shop{n}", IMAGES["mariadb"], aliases=(f"mariadb_shop{n}",),
+            database, image["mariadb"], aliases=database_aliases,
             environment={"MARIADB_ROOT_PASSWORD": "rootpassword", "MARIADB_USER": "bn_wordpress",
                          "MARIADB_PASSWORD": "wordpress_db_password", "MARIADB_DATABASE": "bitnami_wordpress"},
-            volumes={f"woocommerce_mariadb_data_shop{n}": "/bitnami/mariadb"}))
+            volumes={f"{prefix}woocommerce_mariadb_data_shop{n}": "/bitnami/mariadb"}))
         containers.append(ContainerSpec(
-            f"WebMall_wordpress_shop{n}", IMAGES["wordpress"], ports={8080: port}, aliases=(f"wordpress_shop{n}",),
+            shop, image["wordpress"], ports={8080: port}, aliases=shop_aliases,
             environment={
                 "WORDPRESS_DATABASE_HOST": f"mariadb_shop{n}", "WORDPRESS_DATABASE_USER": "bn_wordpress",
                 "WORDPRESS_DATABASE_PASSWORD": "wordpress_db_password",
@@ -100,18 +125,18 @@ def spec(directory: Path | None = None) -> BackendSpec:
                 "WORDPRESS_PASSWORD": "admin", "WORDPRESS_EMAIL": "user@example.com",
                 "WORDPRESS_CONFIG_EXTRA": f"define('EP_HOST','http://WebMall_elasticsearch:9200');\n"
                                           f"define('EP_INDEX_PREFIX','shop{n}_');"},
-            volumes={f"woocommerce_wordpress_data_shop{n}": "/bitnami/wordpress"},
+            volumes={f"{prefix}woocommerce_wordpress_data_shop{n}": "/bitnami/wordpress"},
             health=HealthCheck(command=("wp", "core", "is-installed", f"--path={WORDPRESS_PATH}"), timeout_s=300),
             after_start=(("wp", "search-replace", f"https://webmall-{n}.informatik.uni-mannheim.de/",
                           f"http://localhost:{port}", "--all-tables", f"--path={WORDPRESS_PATH}"),
                          ("wp", "cache", "flush", f"--path={WORDPRESS_PATH}")),
             restart_after_commands=True))
-    volumes = ("esdata", *(f"woocommerce_{kind}_data_shop{n}" for n in (1, 2, 3, 4)
-                           for kind in ("wordpress", "mariadb")))
-    restores = tuple(VolumeRestore(f"woocommerce_{kind}_data_shop{n}", backup / f"{kind}_data_shop{n}.tar.gz")
+    volumes = (f"{prefix}esdata", *(f"{prefix}woocommerce_{kind}_data_shop{n}" for n in (1, 2, 3, 4)
+                                    for kind in ("wordpress", "mariadb")))
+    restores = tuple(VolumeRestore(f"{prefix}woocommerce_{kind}_data_shop{n}", backup / f"{kind}_data_shop{n}.tar.gz")
                      for n in (1, 2, 3, 4) for kind in ("wordpress", "mariadb"))
-    files = tuple((f"woocommerce_wordpress_data_shop{n}", "wp-config.php", deploy / f"shop_{n}.php")
+    files = tuple((f"{prefix}woocommerce_wordpress_data_shop{n}", "wp-config.php", deploy / f"shop_{n}.php")
                   for n in (1, 2, 3, 4))
-    return BackendSpec(NAME, tuple(containers), volumes=volumes, restores=restores, helper_image=IMAGES["helper"],
-                       network="webmall", origins=tuple(f"WebMall_wordpress_shop{n}" for n in (1, 2, 3, 4)),
-                       files=files)
+    return BackendSpec(name, tuple(containers), volumes=volumes, restores=restores, helper_image=image["helper"],
+                       network=f"{prefix}webmall",
+                       origins=tuple(f"{prefix}WebMall_wordpress_shop{n}" for n in (1, 2, 3, 4)), files=files)

@@ -134,37 +134,70 @@ def test_a_missing_backup_and_a_missing_image_fail_in_one_line_and_leave_nothing
     assert leftovers(name) == []
 
 
-def test_ctrl_c_while_coming_up_leaves_nothing(standin_image: str, tmp_path: Path) -> None:
-    name = unique("sigint")
-    backup = write_backup(tmp_path, "shop", {"title": "S", "cart": "classic", "products": []})
+def interrupted_deployment(name: str, image: str, backup: Path, ending: str) -> subprocess.Popen[str]:
+    """A process bringing up a two-container deployment whose second container never gets healthy, then
+    running ``ending`` (Python)."""
     script = textwrap.dedent(f"""
-        import sys
+        import sys, time
         sys.path.insert(0, {str(HERE.parents[1])!r})
         from pathlib import Path
         from personal_envs.backends import BackendSpec, ContainerSpec, Deployment, HealthCheck, VolumeRestore
-        ok = ContainerSpec("{name}-ok", "{standin_image}", ports={{8080: 0}}, volumes={{"{name}-v": "/srv/shop"}},
+        ok = ContainerSpec("{name}-ok", "{image}", ports={{8080: 0}}, volumes={{"{name}-v": "/srv/shop"}},
                            health=HealthCheck(http_path="/", http_port=8080))
-        never = ContainerSpec("{name}-never", "{standin_image}", command=("sleep", "600"), ports={{8080: 0}},
+        never = ContainerSpec("{name}-never", "{image}", command=("sleep", "600"), ports={{8080: 0}},
                               health=HealthCheck(http_path="/", http_port=8080, timeout_s=600))
         spec = BackendSpec("{name}", (ok, never), volumes=("{name}-v",),
-                           restores=(VolumeRestore("{name}-v", Path({str(backup)!r})),), helper_image="{standin_image}")
-        Deployment(spec).up()
-    """)
-    process = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+                           restores=(VolumeRestore("{name}-v", Path({str(backup)!r})),), helper_image="{image}")
+    """) + textwrap.dedent(ending)
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_container(process: subprocess.Popen[str], container: str) -> None:
+    deadline = time.monotonic() + 120
+    while not any(c.name == container and c.status == "running" for c in CLIENT.containers.list(
+            filters={"name": container})):
+        assert process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert time.monotonic() < deadline, f"{container} never ran"
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("presses", [1, 4])
+def test_ctrl_c_while_coming_up_leaves_nothing(standin_image: str, tmp_path: Path, presses: int) -> None:
+    name = unique("sigint")
+    backup = write_backup(tmp_path, "shop", {"title": "S", "cart": "classic", "products": []})
+    process = interrupted_deployment(name, standin_image, backup, "Deployment(spec).up()\n")
     try:
-        deadline = time.monotonic() + 120
-        while not any(c.name == f"{name}-never" and c.status == "running"
-                      for c in CLIENT.containers.list(filters={"label": f"{LABEL}={name}"})):
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            assert time.monotonic() < deadline, "the deployment never reached its second container"
-            time.sleep(0.5)
-        process.send_signal(signal.SIGINT)
+        wait_for_container(process, f"{name}-never")
+        for _ in range(presses):  # a second Ctrl-C arrives while the cleanup runs: the cleanup finishes anyway
+            process.send_signal(signal.SIGINT)
+            time.sleep(0.15)
         process.wait(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode != 0 and "KeyboardInterrupt" in (process.stderr.read() if process.stderr else "")
     assert leftovers(name) == []
+
+
+def test_sigterm_inside_the_context_manager_leaves_nothing(standin_image: str, tmp_path: Path) -> None:
+    name = unique("sigterm")
+    backup = write_backup(tmp_path, "shop", {"title": "S", "cart": "classic", "products": []})
+    ok_only = """
+        spec = BackendSpec(spec.name, (ok,), volumes=spec.volumes, restores=spec.restores, helper_image=spec.helper_image)
+        with Deployment(spec):
+            print("up", flush=True)
+            time.sleep(600)
+    """
+    process = interrupted_deployment(name, standin_image, backup, ok_only)
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "up"
+        assert leftovers(name) != []
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0 and leftovers(name) == []
 
 
 # ------------------------------------------------------------------------------------------------ WebMall external

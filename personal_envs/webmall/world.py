@@ -130,14 +130,12 @@ class WebMallWorld:
         urls: set[str] = set()
         if session is None or session.closed:
             return urls
-        for origin in self.cluster.shop_origins:
-            def render(page: Any, origin: str = origin) -> str:
-                return rendered_cart_html(page, origin)
-
-            try:
-                html = session.call(render, timeout=30.0)
-            except Exception:  # noqa: BLE001 - an unreachable shop has no cart to count
-                continue
+        origins = list(self.cluster.shop_origins)
+        try:
+            pages = session.call(lambda page: rendered_cart_pages(page, origins), timeout=60.0)
+        except Exception:  # noqa: BLE001 - an unusable browser has no cart to count
+            return urls
+        for origin, html in zip(origins, pages, strict=True):
             urls.update(normalize_url(origin.rstrip("/") + path) for path in cart_item_paths(html))
         return urls
 
@@ -147,16 +145,24 @@ _CART_RENDERED = ("tr.cart_item, td.product-name, tr.wc-block-cart-items__row, .
                   ".wc-block-cart__empty-cart__title")
 
 
-def rendered_cart_html(page: Any, origin: str, timeout_ms: int = 10_000) -> str:
-    """The DOM of ``origin``'s cart page after its scripts ran, in a throw-away context with ``page``'s cookies."""
+def rendered_cart_pages(page: Any, origins: list[str], timeout_ms: int = 10_000) -> list[str]:
+    """The DOM of each origin's cart page after its scripts ran ("" for a shop that could not be read), rendered in
+    one throw-away context that carries ``page``'s cookies (the agent's tab and context are left alone)."""
     context = page.context.browser.new_context()
     try:
         context.add_cookies(page.context.cookies())
         cart = context.new_page()
-        cart.goto(origin.rstrip("/") + "/cart/", wait_until="load", timeout=timeout_ms)
-        with contextlib.suppress(Exception):  # a cart page without either marker is read as it is
-            cart.wait_for_selector(_CART_RENDERED, state="attached", timeout=timeout_ms)
-        return str(cart.content())
+        pages = []
+        for origin in origins:
+            try:
+                cart.goto(origin.rstrip("/") + "/cart/", wait_until="load", timeout=timeout_ms)
+            except Exception:  # noqa: BLE001 - an unreachable shop has no cart to count
+                pages.append("")
+                continue
+            with contextlib.suppress(Exception):  # a cart page without either marker is read as it is
+                cart.wait_for_selector(_CART_RENDERED, state="attached", timeout=timeout_ms)
+            pages.append(str(cart.content()))
+        return pages
     finally:
         context.close()
 

@@ -641,7 +641,7 @@ def _export_shop(phone: Phone, key: str, state: dict[str, Any], record: SeedReco
                 entry["size"] = line.options["size"]
             lines.append(entry)
         orders.append({"items": lines, "payment": PAYMENT_FROM_PHONE.get(order.payment, order.payment),
-                       "address": order.address, "recipient": order.name, "note": order.note})
+                       "address": order.address, "recipient": order.name, "phone": order.phone, "note": order.note})
     state["cart"], state["orders"] = cart, orders
     return state
 
@@ -655,6 +655,7 @@ def _export_food(phone: Phone, key: str, state: dict[str, Any], record: SeedReco
             dish = app.dish(line.sid, line.did)
             items.append({"id": line.did, "name": dish.name if dish else line.did, "qty": line.quantity})
         orders.append({"items": items, "note": order.note, "address": order.address, "restaurant": order.sid,
+                       "recipient": order.name, "phone": order.phone,
                        "payment": PAYMENT_FROM_PHONE.get(order.payment, order.payment)})
     state["orders"] = orders
     return state

@@ -214,9 +214,11 @@ def _order(check: Any, state: State) -> list[Step]:
         for restaurant in holder.get("restaurants", []):
             for dish in restaurant.get("dishes", []):
                 if dish.get("id") == item_id:
+                    pay = [Tap(rid=f"pay_{PAYMENT_TO_PHONE.get(check.payment, check.payment)}")] \
+                        if check.payment is not None else []
                     return [open_app(label), Tap(text=str(restaurant["name"])),
                             Tap(rid="add_dish", near=str(dish["name"])), Tap(rid="add_to_basket"),
-                            Tap(rid="basket_button"), *tail, Tap(rid="place_order")]
+                            Tap(rid="basket_button"), *tail, *pay, Tap(rid="place_order")]
         return []
     title = next((str(i.get("title")) for i in holder.get("catalog", []) if i.get("id") == item_id), item_id)
     steps: list[Step] = [open_app(label), Fill("search_input", title), Tap(rid="search_button"), Tap(text=title)]

@@ -21,8 +21,8 @@ SAMPLE = ("BuyColaPreferenceTask@student", "HighlightImportantSmsSenderPreferenc
           "SortFilesByHabitPreferenceAskUserTask@grandma", "MastodonSharePhotosPreferenceAskUserTask@student",
           "ShareFavoritePhotosPreferenceAskUserTask@user", "MattermostLeaveNoticeTask@student",
           "OrderLunchTradeoffTask@grandma")
-#: Variants the oracle completes through the UI with the deterministic fallback judge (measured: see the README).
-MIN_ORACLE_SUCCESSES = 53
+#: Variants the oracle completes through the UI with the deterministic fallback judge: all of them.
+ORACLE_SUCCESSES = 86
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_the_oracle_on_every_variant(env: KnowUEnv) -> None:
         # the official rule base is reached everywhere (the commutes are scored by the judge alone)
         assert metrics["rule_score"] > 0 or metrics["combination"] == "judge", task.task_id
         succeeded += bool(metrics["success"])
-    assert succeeded >= MIN_ORACLE_SUCCESSES
+    assert succeeded == ORACLE_SUCCESSES
 
 
 @pytest.mark.skipif(not RUN_SLOW, reason="the oracle on all 86 variants takes minutes; PERSONAL_ENVS_SLOW_TESTS=0 "

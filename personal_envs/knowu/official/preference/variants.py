@@ -10,9 +10,11 @@ the official format) into an :class:`OfficialPreferenceTask`:
   ``cache/users/<name>/``, the official Download files);
 * the score: the official rule base and combination (:mod:`.scoring`) with the official judge protocol
   (:mod:`.judge`); without an endpoint the deterministic fallback is the project's preference checks for this
-  profile (or, for the photo, SMS and sort templates, the official expected photo / decision / sort), and the
-  record says so (``judge_kind``);
-* the oracle plan: UI steps that realize the rule base and the profile's preference where the project can read it.
+  profile where the project's template reads it (for the photo, SMS and sort templates, the official expected
+  photo / decision / sort), else a judge written from the official class's own rubric (:mod:`.rubric_fallback`),
+  and the record says so (``judge_kind``);
+* the oracle plan: UI steps that realize the rule base and the profile's preference, read by the project's template
+  or, for the class-rubric variants, by the same reading as their fallback judge.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from personal_envs.knowu.official.preference.official_values import (
     scenario,
 )
 from personal_envs.knowu.official.preference.persona import persona_text, user_profile_of
+from personal_envs.knowu.official.preference.rubric_fallback import BUILDERS, WORLDS, Reading
 from personal_envs.knowu.official.preference.scoring import LAMBDAS, SCORERS, Context, OfficialScore
 from personal_envs.knowu.official.source import MissingProfileField
 from personal_envs.knowu.oracle import Step
@@ -322,6 +325,37 @@ def _shared_channels(spec: KnowUTask, root: Path, template: str) -> KnowUTask:
     return _with_state(spec, mattermost=state["mattermost"])
 
 
+@functools.lru_cache(maxsize=4)
+def _official_target_channels(root: str) -> tuple[str, ...]:
+    """The Mattermost channels the official profiles' social graphs name (``target_channel``)."""
+    names: list[str] = []
+    for path in sorted((Path(root) / "src/knowu_bench/user_profile").glob("*.yaml")):
+        if path.stem == "template":
+            continue
+        graph = user_profile_of(load_profile(path).to_dict()).get("social_graph", {}) or {}
+        for group in graph.values() if isinstance(graph, Mapping) else ():
+            for person in group if isinstance(group, list) else ():
+                channel = person.get("target_channel") if isinstance(person, Mapping) else None
+                if channel and str(channel) not in names:
+                    names.append(str(channel))
+    return tuple(names)
+
+
+def _target_channels(spec: KnowUTask, root: Path) -> KnowUTask:
+    """The task's Mattermost server also holds the channels every official profile's social graph names (one server
+    for all roles, as officially)."""
+    state = spec.initial_state()
+    teams = (state.get("mattermost", {}) or {}).get("teams") or []
+    if not teams:
+        return spec
+    have = {str(c.get("name", "")).lower() for t in teams for c in t.get("channels", []) or []}
+    missing = [c for c in _official_target_channels(str(root)) if c.lower() not in have]
+    if not missing:
+        return spec
+    teams[0].setdefault("channels", []).extend({"name": c, "messages": []} for c in missing)
+    return _with_state(spec, mattermost=state["mattermost"])
+
+
 def _with_state(spec: KnowUTask, **apps: Any) -> KnowUTask:
     state = spec.initial_state()
     state.update(apps)
@@ -364,6 +398,9 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     own = _own_spec(template, prof)
     spec = _reference_spec(template) if REFERENCE_WORLD else (own or _reference_spec(template))
     spec = _shared_channels(spec, root, template)
+    if name in WORLDS:
+        spec = _with_state(spec, **WORLDS[name](spec.initial_state()))
+    spec = _target_channels(spec, root)
     oracle_source = own if own is not None and _fits(own, spec) else spec
     fallback_checks: Sequence[Check] | None = own.checks if own is not None else None
     oracle_checks: Sequence[Check] = oracle_source.checks
@@ -400,6 +437,13 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     if name == "SortFilesByHabitPreferenceAskUserTask":
         spec, oracle_checks, ask_first = _sort_files(spec, source, doc, values)
 
+    rubric_judge = own is None or not _fits(own, spec)
+    if name in BUILDERS and rubric_judge:
+        rubric = BUILDERS[name](Reading(doc, spec.initial_state(), values, role))
+        world = spec.initial_state()
+        oracle_checks, ask_first, fallback_checks = rubric.oracle, rubric.ask_first or ask_first, None
+        values["fallback"] = lambda final, steps: rubric.score(world, final, steps)
+        values["fallback_kind"] = "official rubric"
     spec = dataclasses.replace(spec, id=f"{name}@{role}", template=name, role=role,
                                instruction=goal_request(source, role), lam=LAMBDAS[name],
                                difficulty="hard" if "hard" in source.attributes.get("task_tags", set()) else "easy")

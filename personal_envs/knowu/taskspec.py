@@ -70,6 +70,11 @@ def has_any(text: str, keywords: Sequence[str]) -> bool:
     return not keywords or any(k.lower() in lowered for k in keywords)
 
 
+def phone_digits(value: Any) -> str:
+    """The last eight digits of a phone number (how the checks compare numbers written differently)."""
+    return "".join(ch for ch in str(value) if ch.isdigit())[-8:]
+
+
 def new_items(before: Sequence[Any], after: Sequence[Any]) -> list[Any]:
     """Items of ``after`` that were not in ``before`` (lists of dicts compared by value)."""
     pool = list(before)
@@ -329,10 +334,8 @@ class SmsCheck(Check):
 
     @staticmethod
     def _matches(thread: Mapping[str, Any], who: str, number: str = "") -> bool:
-        def digits(value: Any) -> str:
-            return "".join(ch for ch in str(value) if ch.isdigit())[-8:]
         name_ok = str(thread.get("contact", "")).strip().lower() == who.strip().lower()
-        number_ok = bool(number) and digits(thread.get("number", "")) == digits(number) != ""
+        number_ok = bool(number) and phone_digits(thread.get("number", "")) == phone_digits(number) != ""
         return name_ok or number_ok
 
     def _sent(self, state: State, who: str, number: str) -> list[str]:
@@ -641,9 +644,7 @@ class ContactCheck(Check):
     highlighted: bool | None = None
     description: str = "save the contact"
 
-    @staticmethod
-    def _digits(value: Any) -> str:
-        return "".join(ch for ch in str(value) if ch.isdigit())[-8:]
+    _digits = staticmethod(phone_digits)
 
     def _find(self, state: State) -> dict[str, Any] | None:
         for contact in listed(state, "contacts", "contacts"):

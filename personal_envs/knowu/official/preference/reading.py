@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from personal_envs.knowu.taskspec import phone_digits
+
 SHOPS: tuple[str, ...] = ("taodian", "jingdian")
 FOOD: tuple[str, ...] = ("chilemei", "tuantuan")
 #: Courier names of the official profiles and the words a note may use for them.
@@ -106,9 +108,7 @@ def identity(doc: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
     return names, str(get(doc, "identity.contact_info.phone") or "")
 
 
-def digits(value: Any) -> str:
-    """The last eight digits of a phone number."""
-    return "".join(ch for ch in str(value) if ch.isdigit())[-8:]
+digits = phone_digits
 
 
 def addresses(doc: Mapping[str, Any]) -> dict[str, str]:

@@ -5,6 +5,7 @@ threshold, the weekend alarm), its oracle meets every judged line, and each near
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import pytest
@@ -30,13 +31,12 @@ def _variant(variant: str) -> OfficialPreferenceTask:
     return build_variant(RELEASE, name, role, PROFILES / f"{role}.yaml")
 
 
-def _rubric_variants() -> list[str]:
-    if not (RELEASE / "src/knowu_bench").is_dir():
-        return []
-    return [v for v in variant_names(RELEASE) if _variant(v).values.get("fallback_kind") == "official rubric"]
+@functools.cache
+def rubric_variants() -> tuple[str, ...]:
+    """The variants judged by their class's rubric (built when a test first asks, not at collection)."""
+    return tuple(v for v in variant_names(RELEASE) if _variant(v).values.get("fallback_kind") == "official rubric")
 
 
-RUBRIC_VARIANTS = _rubric_variants()
 #: Near misses the official code does not penalize either: the notice class takes a post in any channel (its rubric
 #: judges style and completeness only), and the news class's workflow line is "N/A, assign 1.0" without an app
 #: trajectory, so skipping the search page costs nothing.
@@ -58,13 +58,17 @@ def test_the_variants_the_project_templates_cannot_read_use_the_class_rubric() -
     # the 33 variants that used to run on a reference persona's plan, minus the three whose profile the project's
     # template reads once both shops hold the cart, as the official image's do (CartManagement@user,
     # DeleteItemOverBudget@student and @user)
-    assert len(RUBRIC_VARIANTS) == 30
+    assert len(rubric_variants()) == 30
     assert {"SearchTopInfoPreferenceAskUserTask@student", "BuyColaPreferenceTask@developer",
-            "SetAlarmPreferenceAskUser2Task@grandma", "CommuteRoutingSunnyTask@grandma"} <= set(RUBRIC_VARIANTS)
+            "SetAlarmPreferenceAskUser2Task@grandma", "CommuteRoutingSunnyTask@grandma"} <= set(rubric_variants())
 
 
-@pytest.mark.parametrize("variant", RUBRIC_VARIANTS)
-def test_the_oracle_meets_the_rubric_and_every_near_miss_fails(variant: str) -> None:
+def test_the_oracle_meets_the_rubric_and_every_near_miss_fails() -> None:
+    for variant in rubric_variants():
+        _check_oracle_and_near_misses(variant)
+
+
+def _check_oracle_and_near_misses(variant: str) -> None:
     task = _variant(variant)
     final, trace = _oracle_end(task)
     result = task.score_state(final, trace)

@@ -24,12 +24,15 @@ from typing import Any
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
 from personal_envs.knowu.general_tasks import GeneralTask
+from personal_envs.knowu.official.general.user import OfficialGeneralUser, current_date, user_system_prompt
+from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.source import OfficialClass
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import seed_world
 from personal_envs.simulators.phone.phone import Phone
+from personal_envs.simulators.users.base import SimulatedUser
 
 #: The fixed run date for official setups that use "now" (the device clock synced to the host): runs are reproducible.
 RUN_DATE = datetime(2026, 5, 22, 9, 0)  # a Friday
@@ -58,8 +61,10 @@ class OfficialGeneralTask(PhoneTask):
         official_check: False where the project's check stands in for the official one (:data:`APPROXIMATED`).
     """
 
-    def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True) -> None:
+    def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True,
+                 release_root: str | None = None) -> None:
         self.official = official
+        self.release_root = release_root
         self.spec = spec
         self.official_check = official_check
         self.task_id = official.name
@@ -83,6 +88,32 @@ class OfficialGeneralTask(PhoneTask):
 
     def user_facts(self) -> dict[str, Any]:
         return {"instruction": self.instruction, "facts": dict(self.facts)}
+
+    # ------------------------------------------------------------------------------------------ user side
+    @property
+    def today(self) -> str:
+        """Today's date as the official user is told it (``BaseTask.__init__``, the start time as device clock)."""
+        if self.release_root is None:
+            return self.start.date().isoformat()
+        return current_date(self.release_root, self.apps, self.start)
+
+    @property
+    def user_prompt(self) -> str:
+        """The official user model's system prompt (``BaseTask.initialize_user_agent_hook``)."""
+        if self.release_root is None:
+            raise ValueError(f"{self.task_id}: the official user prompt needs the release directory")
+        return user_system_prompt(self.release_root, self.instruction, self.apps, self.start)
+
+    def make_user(self) -> SimulatedUser:
+        return self.user_of_kind("profile")
+
+    def user_of_kind(self, kind: str) -> SimulatedUser:
+        """``"profile"``: the deterministic official general user; ``"llm"``: the official LLM user protocol."""
+        if kind == "llm":
+            return OfficialLLMUser(self.user_prompt)
+        if kind in ("profile", "deterministic", "default"):
+            return OfficialGeneralUser(self.instruction, self.today)
+        raise ValueError(f"unknown simulated user kind {kind!r}; use 'profile' or 'llm'")
 
     def oracle_plan(self) -> list[Step]:
         """The UI plan that solves the task (computed on a freshly seeded phone)."""
@@ -1418,4 +1449,4 @@ def build(ctx: BuildContext) -> PhoneTask:
         made, exact = JUDGED[cls.name](cls, ctx.options), ctx.options.get("judge") == "llm"
     else:
         made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
-    return OfficialGeneralTask(cls, made, exact)
+    return OfficialGeneralTask(cls, made, exact, release_root=str(ctx.release.root))

@@ -32,6 +32,7 @@ from personal_envs.knowu.judge import KnowUScorer, ScoreBreakdown, is_success
 from personal_envs.knowu.logs import LogEntry, parse_logs
 from personal_envs.knowu.memory import LogMemory, MemoryConfig
 from personal_envs.knowu.metrics import episode_metrics
+from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.preference import fstrings
 from personal_envs.knowu.official.preference.facts import episode_facts
 from personal_envs.knowu.official.preference.judge import JudgeProtocol, JudgeVerdict, OfficialPreferenceJudge
@@ -46,6 +47,7 @@ from personal_envs.knowu.official.preference.official_values import (
 from personal_envs.knowu.official.preference.persona import persona_text, user_profile_of
 from personal_envs.knowu.official.preference.rubric_fallback import BUILDERS, WORLDS, Reading
 from personal_envs.knowu.official.preference.scoring import LAMBDAS, SCORERS, Context, OfficialScore
+from personal_envs.knowu.official.preference.user_context import relevant_information, user_system_prompt
 from personal_envs.knowu.official.source import MissingProfileField
 from personal_envs.knowu.oracle import Step
 from personal_envs.knowu.personalized import TEMPLATES_BY_NAME, build_personalized_task
@@ -65,6 +67,7 @@ from personal_envs.knowu.taskspec import (
     SmsCheck,
 )
 from personal_envs.simulators.phone.phone import Phone
+from personal_envs.simulators.users.base import SimulatedUser
 
 #: Official class -> the project template whose world (apps, catalogs, timelines) it runs on.
 PROJECT_TEMPLATE: Mapping[str, str] = {
@@ -174,8 +177,9 @@ class OfficialPreferenceTask(KnowUPhoneTask):
     def __init__(self, *, name: str, role: str, spec: KnowUTask, profile: Profile, memory: LogMemory,
                  source: ClassSource, values: Mapping[str, Any], judge: OfficialPreferenceJudge,
                  fallback_checks: Sequence[Check] | None, oracle_checks: Sequence[Check], ask_first: str | None,
-                 images: Sequence[Path], label: str) -> None:
+                 images: Sequence[Path], label: str, release_root: str | Path | None = None) -> None:
         super().__init__(spec, profile, memory, KnowUScorer(None))
+        self.release_root = release_root
         self.official_name = name
         self.role = role
         self.task_id = f"{name}@{role}"
@@ -248,6 +252,33 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         info = super().reset_info()
         info.update(task_id=self.task_id, template=self.official_name, role=self.role, task_set=self.task_set)
         return info
+
+    # ------------------------------------------------------------------------------------------ user side
+    @functools.cached_property
+    def relevant_information(self) -> str:
+        """What the official user model is told (the class's ``initialize_task_hook``, rendered from the release)."""
+        if self.release_root is None:
+            raise ValueError(f"{self.task_id}: the official user context needs the release directory")
+        return relevant_information(self.release_root, self.source, self.role, self.user_doc, self.persona,
+                                    self.values)
+
+    @property
+    def user_prompt(self) -> str:
+        """The official user model's system prompt (``_set_user_sys_prompt``)."""
+        assert self.release_root is not None
+        return user_system_prompt(self.release_root, self.relevant_information)
+
+    def make_user(self) -> SimulatedUser:
+        return self.user_of_kind("profile")
+
+    def user_of_kind(self, kind: str) -> SimulatedUser:
+        """``"profile"``: the project's deterministic profile-grounded user; ``"llm"``: the official LLM user
+        protocol (the class's relevant information as system prompt, the whole dialogue, official sampling)."""
+        if kind == "llm":
+            return OfficialLLMUser(self.user_prompt)
+        if kind in ("profile", "deterministic", "default"):
+            return super().make_user()
+        raise ValueError(f"unknown simulated user kind {kind!r}; use 'profile' or 'llm'")
 
     # ------------------------------------------------------------------------------------- privileged
     def oracle_plan(self) -> list[Step]:
@@ -453,7 +484,7 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     return OfficialPreferenceTask(name=name, role=role, spec=spec, profile=prof, memory=log_memory, source=source,
                                   values=values, judge=judge or OfficialPreferenceJudge(protocol),
                                   fallback_checks=fallback_checks, oracle_checks=oracle_checks, ask_first=ask_first,
-                                  images=images, label=label)
+                                  images=images, label=label, release_root=root)
 
 
 def _log_entries(logs: Sequence[Mapping[str, Any]] | str | Path | None) -> list[LogEntry]:

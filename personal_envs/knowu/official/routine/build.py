@@ -17,8 +17,8 @@ from typing import Any
 
 from personal_envs.knowu.official.routine.rules import ROUTINES, setup_routine
 from personal_envs.knowu.official.routine.task import OfficialRoutineTask
-from personal_envs.knowu.official.routine.template import TextSource, text_source
 from personal_envs.knowu.official.routine.texts import NO_LOGS, goal, user_system_prompt
+from personal_envs.knowu.official.template import TextSource, text_source
 
 ROUTINE_SUBDIR = Path("src/knowu_bench/tasks/definitions/routine")
 
@@ -149,7 +149,7 @@ def official_persona(profile: Mapping[str, Any], release_root: str | Path) -> st
     """The persona text the official ``PersonaPromptBuilder`` builds (its strings read from the release)."""
     import json
 
-    from personal_envs.knowu.official.routine.template import TextSource, _evaluate, _Self
+    from personal_envs.knowu.official.template import TextSource, _evaluate, _Self
 
     opening, texts = persona_strings(release_root)
     (contact_h, docs_h, other_h, places_h, digital_h, habits_h, prefs_h, social_h, decision_h, decision_line,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from personal_envs.knowu.official.routine.rules import RoutineSetup
-from personal_envs.knowu.official.routine.template import TextSource
+from personal_envs.knowu.official.template import TextSource
 
 NO_LOGS = "- (No logs available)"
 

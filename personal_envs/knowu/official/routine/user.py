@@ -7,7 +7,7 @@ format), then the whole dialogue so far (agent questions as ``user``, its own ra
 new question; it is sampled at temperature 0, top_p 1, no penalties, ``seed=42``.  Its raw reply is what the agent
 sees, and the task reads the decision from it.
 
-:class:`OfficialRoutineLLMUser` sends exactly that.  :class:`OfficialRoutineUser` (default) decides consent by the
+:class:`OfficialRoutineLLMUser` (:class:`~personal_envs.knowu.official.llm_user.OfficialLLMUser`) sends exactly that.  :class:`OfficialRoutineUser` (default) decides consent by the
 rule the official policy encodes, whatever words a proposal uses: accept when the habit applies, reject otherwise.
 It tells clarifying questions from proposals (a question asking for information gets an answer from the official
 profile schema, plus the decision the official output format always carries), and it refuses requests for identity
@@ -21,12 +21,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from personal_envs.knowu.official.routine.decision import DECISION_TAG
+from personal_envs.knowu.official.llm_user import OFFICIAL_SAMPLING, OfficialLLMUser
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
-#: Sampling of the official user model.
-OFFICIAL_SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": 1.0, "frequency_penalty": 0.0,
-                                     "presence_penalty": 0.0, "seed": 42}
+__all__ = ["OFFICIAL_SAMPLING", "OfficialRoutineLLMUser", "OfficialRoutineUser"]
+
+#: The official LLM user of the routine family (the protocol is the same in every family).
+OfficialRoutineLLMUser = OfficialLLMUser
 REFUSAL = "Sorry, I'd rather not share personal details like that."
 
 _EXTRACTION = re.compile(
@@ -123,59 +124,3 @@ class OfficialRoutineUser(SimulatedUser):
             return UserReply(decision_text(decision, answer), decision, "clarifying question")
         return UserReply(decision_text(decision), decision, "proposal: habit applies" if self.should_act
                          else "proposal: no such habit")
-
-
-class OfficialRoutineLLMUser(SimulatedUser):
-    """The official LLM user: system prompt, whole dialogue, official sampling; the raw reply reaches the agent.
-
-    Args:
-        system_prompt: ``"Context: <relevant information>. Only answer based on this info."`` (see
-            :func:`personal_envs.knowu.official.routine.texts.user_system_prompt`).
-        client: A :class:`personal_envs.llm.client.ChatClient` (default: configured from the environment).
-        fallback: The user answering when the endpoint fails (the failure is recorded in :attr:`errors`).
-    """
-
-    kind = "official-routine-llm"
-
-    def __init__(self, system_prompt: str, client: Any = None, fallback: SimulatedUser | None = None) -> None:
-        super().__init__()
-        if client is None:
-            from personal_envs.llm.client import ChatClient
-
-            client = ChatClient()
-        self.client = client
-        self.system_prompt = system_prompt
-        self.fallback = fallback
-        self.errors: list[str] = []
-
-    def start(self, context: Any) -> None:
-        super().start(context)
-        if self.fallback is not None:
-            self.fallback.start(context)
-        self.errors = []
-
-    def messages(self, message: str) -> list[dict[str, str]]:
-        """System prompt, the dialogue so far (agent as ``user``, replies as ``assistant``), the new question."""
-        chat = [{"role": "system", "content": self.system_prompt}]
-        for turn in self.dialogue[:-1]:  # the base class already appended the current agent turn
-            chat.append({"role": "user" if turn.speaker == "agent" else "assistant", "content": turn.text})
-        chat.append({"role": "user", "content": message})
-        return chat
-
-    def _answer(self, message: str) -> UserReply:
-        from personal_envs.llm.client import LLMError
-
-        try:
-            response = self.client.chat(self.messages(message), **OFFICIAL_SAMPLING)
-            raw = str(response.content or "")
-        except LLMError as exc:
-            self.errors.append(str(exc))
-            if self.fallback is None:
-                raise
-            reply = self.fallback._answer(message)
-            return UserReply(reply.text, reply.decision, f"fallback after LLM error: {exc}")
-        match = DECISION_TAG.search(raw)
-        decision: Decision | None = None
-        if match:
-            decision = "accept" if match.group(1).lower() == "accept" else "reject"
-        return UserReply(raw, decision, "llm")

@@ -496,6 +496,6 @@ def _class_string(node: ast.expr) -> Any:
 
 
 @functools.lru_cache(maxsize=8)
-def text_source(routine_dir: str) -> TextSource:
-    """Cached :class:`TextSource` for a routine directory."""
-    return TextSource(routine_dir)
+def text_source(directory: str) -> TextSource:
+    """Cached :class:`TextSource` for a directory of official definitions (routine, preference, ``tasks/``)."""
+    return TextSource(directory)

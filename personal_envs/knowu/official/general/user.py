@@ -14,7 +14,6 @@ user has no further task information.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from datetime import datetime
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from personal_envs.knowu.official.release import PACKAGE
 from personal_envs.knowu.official.routine.user import REFUSAL, is_extraction
-from personal_envs.knowu.official.template import Clock, Record, TextSource
+from personal_envs.knowu.official.template import Clock, Record, TextSource, text_source
 from personal_envs.simulators.users.base import SimulatedUser, UserReply
 
 #: The official base class of every task.
@@ -31,15 +30,14 @@ _DATE_QUESTION = re.compile(r"\b(what('s| is)? (the )?(date|day)|today'?s date|w
                             r"today is)\b", re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=8)
-def tasks_text_source(root: str) -> TextSource:
+def tasks_text_source(root: str | Path) -> TextSource:
     """The parsed ``tasks/`` package of a release (``base.py`` and its neighbours; cached)."""
-    return TextSource(Path(root) / PACKAGE / "tasks")
+    return text_source(str(Path(root).resolve() / PACKAGE / "tasks"))
 
 
 def current_date(root: str | Path, app_names: Iterable[str], start: datetime) -> str:
     """``self.current_date`` as the official ``BaseTask.__init__`` sets it, with ``start`` as the device clock."""
-    source = tasks_text_source(str(Path(root).resolve()))
+    source = tasks_text_source(root)
     walked = source.run(BASE_CLASS, "__init__", {"app_names": sorted(app_names)}, [None],
                         globals_={"datetime": Clock(start)})
     value = walked.attributes.get("current_date")
@@ -50,7 +48,7 @@ def current_date(root: str | Path, app_names: Iterable[str], start: datetime) ->
 
 def user_system_prompt(root: str | Path, goal: str, app_names: Iterable[str], start: datetime) -> str:
     """The general user model's system prompt, as the official ``initialize_user_agent_hook`` builds it."""
-    source = tasks_text_source(str(Path(root).resolve()))
+    source = tasks_text_source(root)
     controller = Record()
     source.run(BASE_CLASS, "initialize_user_agent_hook",
                {"goal": goal, "current_date": current_date(root, app_names, start)}, [controller])

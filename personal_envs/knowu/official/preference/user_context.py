@@ -15,13 +15,12 @@ helpers that read files or loop (Mom's contact, the user's photo and its descrip
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from personal_envs.knowu.official.preference.official_values import PREFERENCE_DIR, ClassSource, post_hint
-from personal_envs.knowu.official.template import Record, TemplateError, TextSource
+from personal_envs.knowu.official.template import Record, TemplateError, TextSource, text_source
 
 #: The official base class whose ``_set_user_sys_prompt`` wraps the relevant information.
 BASE_CLASS = "BasePrefrenceTask"
@@ -31,10 +30,9 @@ class UserContextError(ValueError):
     """The release's hook for a class did not yield its relevant information (the message says why)."""
 
 
-@functools.lru_cache(maxsize=8)
-def preference_text_source(root: str) -> TextSource:
+def preference_text_source(root: str | Path) -> TextSource:
     """The parsed preference definitions of a release (cached)."""
-    return TextSource(Path(root) / PREFERENCE_DIR)
+    return text_source(str(Path(root).resolve() / PREFERENCE_DIR))
 
 
 def _description(images: list[Path]) -> str:
@@ -90,7 +88,7 @@ def relevant_information(root: str | Path, source: ClassSource, role: str, doc: 
     Raises:
         UserContextError: the hook sets none, or its expression needs a value the project did not provide.
     """
-    text_source = preference_text_source(str(Path(root).resolve()))
+    text_source = preference_text_source(root)
     given = hook_values(root, source, role, doc, persona, values)
     try:
         walked = text_source.run(source.name, "initialize_task_hook", given, [Record()])
@@ -105,7 +103,7 @@ def relevant_information(root: str | Path, source: ClassSource, role: str, doc: 
 
 def user_system_prompt(root: str | Path, relevant: str) -> str:
     """The user model's system prompt, as the official ``_set_user_sys_prompt`` wraps the relevant information."""
-    text_source = preference_text_source(str(Path(root).resolve()))
+    text_source = preference_text_source(root)
     controller = Record()
     text_source.run(BASE_CLASS, "_set_user_sys_prompt", {"relevant_information": relevant}, [controller])
     prompt = getattr(controller, "user_sys_prompt", None)

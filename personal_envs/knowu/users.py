@@ -41,7 +41,7 @@ _ADVERSARIAL = re.compile(
     re.IGNORECASE,
 )
 _PROPOSAL = re.compile(
-    r"(shall i|should i|can i|may i|do you want|would you like|want me to|is it ok|okay if|mind if|"
+    r"\b(shall i|should i|can i|may i|do you want|would you like|want me to|is it ok|okay if|mind if|"
     r"let me|i can |i could|i will|i'll|go ahead|proceed|confirm|turn (on|off)|switch|enable|disable|"
     r"send|post|delete|block|call|open|mute|save)",
     re.IGNORECASE,
@@ -110,11 +110,12 @@ TOPICS: tuple[Topic, ...] = (
 )
 
 
-def _flat(value: Any, limit: int = 300) -> str:
+def flat_text(value: Any, limit: int = 300) -> str:
+    """``value`` (a mapping, list or scalar) as one line of text, cut to ``limit`` characters."""
     if isinstance(value, Mapping):
-        text = "; ".join(f"{str(k).replace('_', ' ')}: {_flat(v, limit)}" for k, v in value.items())
+        text = "; ".join(f"{str(k).replace('_', ' ')}: {flat_text(v, limit)}" for k, v in value.items())
     elif isinstance(value, list | tuple):
-        text = ", ".join(_flat(v, limit) for v in value)
+        text = ", ".join(flat_text(v, limit) for v in value)
     else:
         text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -250,7 +251,7 @@ class ProfileGroundedUser(SimulatedUser):
         if topic.name == "recipient":
             return ""
         values = [profile.get(path) for path in topic.paths]
-        parts = [_flat(v) for v in values if v not in (None, "", [], {})][:2]
+        parts = [flat_text(v) for v in values if v not in (None, "", [], {})][:2]
         return f"{topic.lead} {' / '.join(parts)}" if parts else ""
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from personal_envs.knowu.personalized import build_personalized_task
 from personal_envs.knowu.proactive import build_proactive_task
-from personal_envs.knowu.profiles import SHIPPED_ROLES, Profile, load_profile
+from personal_envs.knowu.profiles import SHIPPED_ROLES, Profile, load_profile, parse_profile
 from personal_envs.knowu.users import (
     REFUSAL,
     LLMUser,
@@ -59,6 +59,10 @@ def test_clarifications_from_anchor_profiles(anchors_dir: Path) -> None:
     assert "public" in researcher.reply("What visibility do you use on Mastodon?").text.lower()
     unclear = researcher.reply("Hmm?")
     assert unclear.decision is None and unclear.text
+    # a question that merely contains a proposal word ("com-mute") is not a proposal
+    nobody = _user(parse_profile({"identity": {"full_name": "Nobody Known"}}))
+    commute = nobody.reply("How do you usually commute?")
+    assert commute.decision is None and "go ahead" not in commute.text.lower()
 
 
 def test_task_facts_take_precedence() -> None:

@@ -18,7 +18,7 @@ from personal_envs.knowu.official.general.tasks import (
 from personal_envs.knowu.official.registry import build_family
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import parse_release
-from personal_envs.knowu.oracle import Fill, Step, Tap, answer, finish, open_app
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, home, open_app
 from tests.knowu.helpers import oracle_infos
 from tests.knowu.helpers import run_oracle as run
 
@@ -81,7 +81,8 @@ def _chat(channel: str, text: str) -> list[Step]:
     return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button"), finish()]
 
 
-@pytest.mark.parametrize(("task_id", "plan", "score"), [
+#: (official class, a near-miss plan, the score the official check gives its end state).
+NEAR_MISSES: list[tuple[str, list[Step], float]] = [
     ("MessagesAskMomMoneyGeneralTask", _sms("Dad", "2000 生活费"), 0.0),     # wrong person
     ("MessagesAskMomMoneyGeneralTask", _sms("Mom", "hello"), 0.6),           # sent, content off: 0.5 + 0.1
     ("SetAlarmGeneralTask", _alarm("08:45"), 0.8),                           # weekend alarm, hour right: 0.5 + 0.3
@@ -128,7 +129,53 @@ def _chat(channel: str, text: str) -> list[Step]:
                                            Tap(rid="publish"), finish()], 0.2),  # other text, not public           # a plan without route words
     ("CommuteLateWithNoticeGeneralTask", _chat("Town Square", "hello"), 0.3),  # notice off-topic, no plan
     ("WeekendSleeperGeneralTask", [open_app("Clock"), Tap(rid="alarm_switch", near="07:00"), finish()], 0.0),
-])
+    ("BatterySaverGeneralTask", [open_app("Settings"), Tap(rid="settings_battery"), Tap(rid="battery_saver"),
+                                 Tap(rid="battery_saver"), finish()], 0.0),                 # on, then off again
+    ("BluetoothCleanupGeneralTask", [open_app("Settings"), Tap(rid="settings_sound"),
+                                     *[Tap(rid="media_volume_down")] * 9, finish()], 0.0),  # 1 of 10 left: audible
+    ("NightSocialGeneralTask", [open_app("Settings"), Tap(rid="settings_notifications"), Tap(rid="do_not_disturb"),
+                                finish()], 0.0),                                            # DND, not dark mode
+    ("DailyFamilyCallGeneralTask", [open_app("Contacts"), Tap(text="Son (Qiang)"), finish()], 0.0),  # no call
+    ("ContactSaverGeneralTask", [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", "Bobby"),
+                                 Fill("contact_phone", "5550199"), Tap(rid="save_contact"), finish()], 0.0),  # name
+    ("CalendarScheduleGroupMeetingGeneralTask", [                     # title without a meeting keyword: post only
+        open_app("Calendar"), Tap(rid="create_event_fab"), Fill("event_title_input", "项目"), Tap(rid="date_clear"),
+        Fill("event_date_input", "2026-02-10"), Fill("event_start_input", "14:00"), Fill("event_end_input", "15:00"),
+        Tap(rid="save_event"), *_chat("team-chat", "项目讨论会 2026-02-10 14:00-15:00")], 0.5),
+    ("MattermostResponseGeneralTask", _chat("Off-Topic", "Acknowledged, checking now"), 0.0),  # other channel
+    ("MattermostResponseGeneralTask", _chat("Town Square", "on it"), 0.0),                     # no ack keyword
+    ("MorningPaperReadingGeneralTask", [open_app("Chrome"), Fill("url_bar", "https://www.alphaxiv.org"), enter(),
+                                        finish()], 0.0),                                    # one of the two sites
+    ("PreMeetingPrepGeneralTask", [open_app("Files"), Tap(text="Documents"),                # opened, then left
+                                   Tap(text="Agent_Learning_via_Early_Experience.pdf"), Tap(rid="open"), home(),
+                                   finish()], 0.0),
+    ("SearchTopInfoGeneralTask", [open_app("Mail"), Tap(rid="compose_button"), Fill("to", "kevin@example.com"),
+                                  Fill("subject", "News"), Fill("body", "Here is the recent news in the field: "
+                                                                        "a driverless bus line opened."),
+                                  Tap(rid="send"), finish()], 0.7),                         # no 'AI' in the subject
+    ("SharePhotosGeneralTask", [open_app("Gallery"), Tap(rid="select_mode"), Tap(contains="image1.jpeg"),
+                                Tap(rid="share_selected"), Tap(rid="share_mail"), Fill("to", "kevin_zhang@example.com"),
+                                Fill("subject", "Flowers"), Tap(rid="send"), finish()], 0.8),  # no text
+    ("BuyComputerGeneralTask", [open_app("Taodian"), Fill("search_input", "MacBook Pro"), Tap(rid="search_button"),
+                                Tap(text="MacBook Pro 14-inch M3 8GB/512GB"), Tap(rid="buy_now"),
+                                Fill("receiver_name", "张伟"), Fill("receiver_phone", "13800138001"),
+                                Fill("receiver_address", "杭州市西湖区文三路 478 号浙大科技园"),
+                                Tap(rid="submit_order"), finish()], 0.0),           # one digit of the phone wrong
+    ("OrderLunchTradeoffGeneralTask", _food("chilemei", "Green Bowl", "Grilled chicken salad"), 0.0),  # 32 yuan
+    ("DeleteItemOverBudgetGeneralTask", [open_app("Taodian"), Tap(rid="cart_button"),  # the shoes too
+                                         *[Tap(rid="select_item", near=t) for t in ("Cashmere sweater", "Denim jacket",
+                                                                                   "Leather sneakers")],
+                                         Tap(rid="delete_selected_items"), finish()], 0.0),
+]
+
+
+def test_every_official_check_has_a_near_miss() -> None:
+    """The invite task has its own near miss below; the two judged commutes are in the judge test."""
+    covered = {task_id for task_id, _, _ in NEAR_MISSES} | {"CalendarInviteConflictResolutionGeneralTask"}
+    assert covered == set(OFFICIAL_CHECKS)
+
+
+@pytest.mark.parametrize(("task_id", "plan", "score"), NEAR_MISSES)
 def test_near_misses_fail_as_the_official_check(env: KnowUEnv, task_id: str, plan: list[Step], score: float) -> None:
     info = run(env, task_id, plan)
     assert info["score"] == pytest.approx(score) and not info["metrics"]["success"], info["metrics"]["reason"]

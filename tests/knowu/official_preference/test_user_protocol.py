@@ -149,4 +149,4 @@ def test_an_unknown_user_kind_is_refused_by_name() -> None:
     task = build_variant(RELEASE, "BuyColaPreferenceTask", "developer", PROFILES / "developer.yaml")
     with pytest.raises(ValueError, match="unknown simulated user kind 'oracle'"):
         task.user_of_kind("oracle")
-    assert task.user_of_kind("profile").kind == "profile"
+    assert task.user_of_kind("profile").kind == "official-preference"

@@ -129,6 +129,8 @@ def test_a_respected_rejection_scores_one_and_the_llm_free_user_ignores_wording(
         # a clarifying question is answered (not read as a rejection); the habit applies -> accept
         obs, *_ = env.step({"action_type": "ask_user", "text": "What time do you usually get up at weekends?"})
         assert "<decision>accept</decision>" in obs["user_reply"]
+        obs, *_ = env.step({"action_type": "ask_user", "text": "How do you usually commute?"})  # not "mute"
+        assert "<decision>accept</decision>" in obs["user_reply"] and "Shared bike" in obs["user_reply"]
         obs, *_ = env.step({"action_type": "ask_user", "text": "What is your phone number and ID card number?"})
         assert "<decision>" not in obs["user_reply"] and "150-5555" not in obs["user_reply"]
     finally:

@@ -47,6 +47,13 @@ from personal_envs.knowu.official.preference.official_values import (
 from personal_envs.knowu.official.preference.persona import persona_text, user_profile_of
 from personal_envs.knowu.official.preference.rubric_fallback import BUILDERS, WORLDS, Reading
 from personal_envs.knowu.official.preference.scoring import LAMBDAS, SCORERS, Context, OfficialScore
+from personal_envs.knowu.official.preference.user import (
+    OfficialPreferenceUser,
+    StatedFact,
+    StatedFacts,
+    stated_facts,
+    stem,
+)
 from personal_envs.knowu.official.preference.user_context import relevant_information, user_system_prompt
 from personal_envs.knowu.official.source import MissingProfileField
 from personal_envs.knowu.oracle import Step
@@ -268,17 +275,37 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         assert self.release_root is not None
         return user_system_prompt(self.release_root, self.relevant_information)
 
+    def user_facts(self) -> dict[str, Any]:
+        """The request alone: what the deterministic user knows beyond the profile comes from the class's hook
+        (:class:`OfficialPreferenceUser`), never from the project's reference world."""
+        return {"id": self.task_id, "instruction": self.spec.instruction, "answers": {}, "split": self.spec.split}
+
     def make_user(self) -> SimulatedUser:
         return self.user_of_kind("profile")
 
     def user_of_kind(self, kind: str) -> SimulatedUser:
-        """``"profile"``: the project's deterministic profile-grounded user; ``"llm"``: the official LLM user
-        protocol (the class's relevant information as system prompt, the whole dialogue, official sampling)."""
+        """``"profile"``: the deterministic user that knows what the official user is told (the profile and the
+        class's stated facts); ``"llm"``: the official LLM user protocol (the class's relevant information as
+        system prompt, the whole dialogue, official sampling)."""
         if kind == "llm":
             return OfficialLLMUser(self.user_prompt)
         if kind in ("profile", "deterministic", "default"):
-            return super().make_user()
+            if self.release_root is None:
+                return OfficialPreferenceUser(StatedFacts())
+            return OfficialPreferenceUser(stated_facts(self.relevant_information, self.persona), self.extra_facts())
         raise ValueError(f"unknown simulated user kind {kind!r}; use 'profile' or 'llm'")
+
+    def extra_facts(self) -> list[StatedFact]:
+        """The SMS-sender class's decision: its user says whether the message matters as the official scenario of
+        the role expects (the official user model decides it from the same persona)."""
+        if self.official_name != "HighlightImportantSmsSenderPreferenceAskUserTask":
+            return []
+        important = bool(self.values.get("expected_important", True))
+        reply = ("Yes, that message matters to me. Please save the sender to my contacts and add them to my "
+                 "favourites." if important else "No, that message isn't important to me. Just leave it.")
+        return [StatedFact(tuple(stem(w) for w in ("important", "matter", "urgent", "spam", "scam", "save",
+                                                     "highlight", "favourite", "favorite")),
+                           reply, "important", "accept" if important else "reject", "the role's official scenario")]
 
     # ------------------------------------------------------------------------------------- privileged
     def oracle_plan(self) -> list[Step]:

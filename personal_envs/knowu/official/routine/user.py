@@ -37,7 +37,7 @@ _EXTRACTION = re.compile(
     r"routine status|\byaml\b|\bjson\b|full name|date of birth|birthday of yours|coordinates)",
     re.IGNORECASE)
 _PROPOSAL = re.compile(
-    r"(shall i|should i|do you want|would you like|want me to|can i|may i|could i|let me|i will|i'll|i can|"
+    r"\b(shall i|should i|do you want|would you like|want me to|can i|may i|could i|let me|i will|i'll|i can|"
     r"is it ok|okay (if|to)|ok (if|to)|mind if|go ahead|proceed|would it help|how about|suggest|recommend|"
     r"turn (on|off)|switch|enable|disable|mute|send|post|reply|call|open|delete|block|save|remind)",
     re.IGNORECASE)

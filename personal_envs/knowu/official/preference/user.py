@@ -1,0 +1,204 @@
+"""The deterministic default user of the official preference variants: it knows what the official user model knows.
+
+Officially a preference task's user model knows exactly its *relevant information*: the persona text plus what the
+class's ``initialize_task_hook`` adds (its context, task facts and reply instructions; see
+:mod:`~personal_envs.knowu.official.preference.user_context`, which renders it from the release).
+:class:`OfficialPreferenceUser` answers from the same two sources and nothing else:
+
+* the statements of the class's hook, read from the rendered text by :func:`stated_facts`:
+
+  - ``Task fact(s): ...`` sentences (the inviter, Kevin's address, the SMS sender), given when a question names
+    their subject;
+  - explicit reply rules: "If the GUI agent asks for X, reply with / answer: Y", "..., refuse and ask for Y",
+    "If the assistant suggests X, firmly refuse and insist on Y";
+  - topic facts the hook spells out: the commute's origin and destination, the shoe size and colour, the weekend
+    alarm time and ringtone, the contact to text, and the situation to stress on transport questions (rain, late
+    night, running late);
+
+* the official profile, through :class:`~personal_envs.knowu.users.ProfileGroundedUser`'s topics (the schema's
+  preference fields, the home address), with its refusal of identity and contact requests and its redaction.
+
+The project's reference world carries facts of a project persona (its workplace, its metro line); none of them
+reach this user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from personal_envs.knowu.users import ProfileGroundedUser, Topic, flat_text, redact
+from personal_envs.simulators.users.base import Decision, UserReply
+
+_STOP = frozenset({"a", "an", "the", "app", "of", "for", "to", "or", "and", "is", "your", "you", "s", "e", "g"})
+_SUFFIXES = ("ation", "ment", "ing", "er", "ed", "s")
+_GENERIC = frozenset({"name", "phone", "email", "address", "title", "time", "content"})
+
+
+def stem(word: str) -> str:
+    """``word`` lower-cased without one common suffix (kept at four letters or more): inviter -> invit."""
+    lowered = word.lower()
+    for suffix in _SUFFIXES:
+        if lowered.endswith(suffix) and len(lowered) - len(suffix) >= 4:
+            return lowered[: -len(suffix)]
+    return lowered
+
+
+def _words(phrase: str) -> list[str]:
+    return [w for w in re.findall(r"[a-zA-Z]+", phrase.replace("'s", "")) if w.lower() not in _STOP]
+
+
+def _first_person(text: str) -> str:
+    """A second-person instruction sentence as the user says it ("you are tired" -> "I am tired")."""
+    out = re.sub(r"\byou are\b", "I am", text, flags=re.IGNORECASE)
+    out = re.sub(r"\byou (want|need|have|prefer)\b", r"I \1", out, flags=re.IGNORECASE)
+    out = re.sub(r"\byour\b", "my", out, flags=re.IGNORECASE)
+    return out[:1].upper() + out[1:]
+
+
+@dataclass(frozen=True)
+class StatedFact:
+    """Something the official class tells its user to say, and the question words that ask for it.
+
+    Attributes:
+        stems: Word stems of the question that ask for it (see :func:`stem`).
+        reply: What the user says.
+        head: The stem that names the thing asked for (a hit on it outweighs a hit on another stem).
+        decision: The consent a reply carries (``"reject"`` for "firmly refuse"), else ``None``.
+        source: Which statement of the release it comes from (for the reply's private note).
+    """
+
+    stems: tuple[str, ...]
+    reply: str
+    head: str = ""
+    decision: Decision | None = None
+    source: str = ""
+
+    def weight(self, message_stems: set[str]) -> int:
+        """How strongly ``message_stems`` ask for this fact (0: not at all)."""
+        hits = [s for s in self.stems if s in message_stems]
+        return len(hits) + (1 if self.head and self.head in hits else 0) if hits else 0
+
+
+@dataclass(frozen=True)
+class StatedFacts:
+    """What a class's hook tells its user: facts asked by name, and answers to the user-simulator topics."""
+
+    facts: tuple[StatedFact, ...] = ()
+    topics: Mapping[str, str] = field(default_factory=dict)
+    situation: str = ""
+
+
+def _task_facts(text: str) -> list[StatedFact]:
+    found = []
+    for match in re.finditer(r"Task facts?:\s*(.+)", text):
+        sentence = re.split(r"\.(?:\s|$)", match.group(1).strip())[0]
+        items = re.split(r",\s+(?=[A-Za-z' ]+ is )", sentence)
+        subjects = [item.split(" is ", 1)[0] for item in items if " is " in item]
+        qualifiers = {stem(w) for s in subjects for w in _words(s)[:1] if w.lower() not in _GENERIC}
+        if not qualifiers:
+            continue
+        reply = sentence[:1].upper() + sentence[1:] + "."
+        found.append(StatedFact(tuple(sorted(qualifiers)), reply, source="Task facts"))
+    return found
+
+
+def _reply_rules(text: str) -> list[StatedFact]:
+    found = []
+    for asked, reply in re.findall(r"If the (?:GUI agent|assistant) asks for (?:a |an |the )?([^,\n]+), "
+                                   r"(?:reply with|answer): ([^\n]+?)\.?$", text, flags=re.MULTILINE):
+        words = _words(asked)
+        found.append(StatedFact(tuple(stem(w) for w in words), reply.strip(),  # verbatim: it may be a password
+                                stem(words[-1]) if words else "", source=f"asks for {asked}"))
+    for asked, instead in re.findall(r"If the (?:GUI agent|assistant) asks for (?:a |an |the )?([^,\n]+), refuse and "
+                                     r"ask for ([^\n.]+)", text):
+        words = _words(asked)
+        found.append(StatedFact(tuple(stem(w) for w in words), f"I'd rather not give that. Please use {instead} "
+                                "instead.", stem(words[-1]) if words else "", "reject", f"refuse {asked}"))
+    for suggested, insisted in re.findall(r"If the assistant suggests (\w+), firmly refuse and insist on (\w+)", text):
+        found.append(StatedFact((stem(suggested),), f"No {suggested}, please. I want {insisted}.", stem(suggested),
+                                "reject", f"suggests {suggested}"))
+    return found
+
+
+def _topics(text: str) -> dict[str, str]:
+    topics: dict[str, str] = {}
+    route = re.search(r"(?:Origin|Current location): (.+?)\. Destination: (.+?)\.(?:\s|$)", text)
+    if route:
+        topics["address"] = f"From {route.group(1)} to {route.group(2)}."
+    size = re.search(r"usual shoe size is ([^,.\n]+)", text)
+    if size:
+        topics["size"] = f"My usual shoe size is {size.group(1)}."
+    color = re.search(r"preferred shoe color is ([^,.\n]+)", text)
+    if color:
+        topics["color"] = f"I prefer {color.group(1)} shoes."
+    wake = re.search(r"Preferred wake-up time: ([^\n]+)", text)
+    if wake:
+        topics["time"] = f"I like to wake up at {wake.group(1).strip()}."
+    ringtone = re.search(r"Favorite ringtone: ([^\n]+)", text)
+    if ringtone:
+        topics["ringtone"] = f"My favourite ringtone is {ringtone.group(1).strip()}."
+    contact = re.search(r"Target contact: ([^(\n]+)", text)
+    if contact:
+        topics["recipient"] = f"Text {contact.group(1).strip()}."
+    return topics
+
+
+def _situation(text: str) -> str:
+    """What to stress on transport questions, as the hook instructs ("remind them that it is raining...")."""
+    reminder = re.search(r"remind them that ([^\n]+)", text)
+    if reminder:
+        sentences = re.split(r"(?<=\.)\s+", reminder.group(1).strip())
+        kept = [sentences[0]] + [s for s in sentences[1:] if re.match(r"You (want|need|are)\b", s)]
+        return " ".join(_first_person(s) for s in kept)
+    urgent = re.search(r"IMPORTANT: (I [^\u2014\n.]+?)\s*(?:\u2014|\.|\n)", text)
+    return urgent.group(1).strip()[:1].upper() + urgent.group(1).strip()[1:] + "." if urgent else ""
+
+
+def stated_facts(relevant_information: str, persona: str = "") -> StatedFacts:
+    """The facts, reply rules and topic answers a class's hook states in its rendered relevant information.
+
+    Args:
+        relevant_information: The text the official user model is told (``self.relevant_information``).
+        persona: The persona text inside it (left out of the parsing: the profile is read from its fields).
+    """
+    text = relevant_information.replace(persona, "") if persona else relevant_information
+    return StatedFacts(tuple(_task_facts(text) + _reply_rules(text)), _topics(text), _situation(text))
+
+
+class OfficialPreferenceUser(ProfileGroundedUser):
+    """The deterministic user of an official preference variant (see the module docstring).
+
+    Args:
+        stated: What the class's hook tells the official user (:func:`stated_facts`).
+        extra: Further facts of the variant (the SMS task's importance decision).
+    """
+
+    kind = "official-preference"
+
+    def __init__(self, stated: StatedFacts, extra: Sequence[StatedFact] = ()) -> None:
+        super().__init__()
+        self.stated = stated
+        self.facts = (*stated.facts, *extra)
+
+    def _answer(self, message: str) -> UserReply:
+        message_stems = {stem(w) for w in re.findall(r"[a-zA-Z]+", message)}
+        weights = [(fact.weight(message_stems), index) for index, fact in enumerate(self.facts)]
+        best = max(weights, default=(0, -1))  # on a tie the later fact wins: the variant's extra facts
+        if best[0] > 0:
+            fact = self.facts[best[1]]
+            return UserReply(redact(fact.reply, self.profile, allow_addresses=False), fact.decision,
+                             f"stated by the official class: {fact.source}")
+        return super()._answer(message)
+
+    def topic_answer(self, topic: Topic, profile: Any, task: Mapping[str, Any]) -> str:  # type: ignore[override]
+        """The hook's stated answer for ``topic``; else the profile's, led by the situation on transport."""
+        if topic.name in self.stated.topics:
+            return self.stated.topics[topic.name]
+        if topic.name == "transport":  # the official hooks show the whole travel section; the key names differ
+            travel = profile.get("preferences.travel")
+            answer = f"{topic.lead} {flat_text(travel)}" if travel else ""
+            return f"{self.stated.situation} {answer}".strip()
+        return ProfileGroundedUser.topic_answer(topic, profile, {})

@@ -12,7 +12,9 @@ unavailable instead of a score.
 from __future__ import annotations
 
 import base64
+import subprocess
 import time
+import warnings
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -119,13 +121,12 @@ def translate(name: str, args: dict[str, Any], device_size: tuple[int, int],
     raise ActionError(f"{name} is not a device action")
 
 
-def device_context_commands(now: datetime, latitude: float, longitude: float) -> list[str]:
-    """Shell commands that set the device clock and mock location (emulator image with root)."""
-    return [
-        "settings put global auto_time 0",
-        f"su 0 date {now:%m%d%H%M%Y.%S}",
-        f"su 0 cmd location providers set-test-provider-location gps --location {latitude},{longitude}",
-    ]
+def device_context_commands(now: datetime, latitude: float, longitude: float, location: bool = True) -> list[str]:
+    """Shell commands that set the device clock and (``location``) a mock location (emulator image with root)."""
+    commands = ["settings put global auto_time 0", f"su 0 date {now:%m%d%H%M%Y.%S}"]
+    if location:
+        commands.append(f"su 0 cmd location providers set-test-provider-location gps --location {latitude},{longitude}")
+    return commands
 
 
 class AndroidBackend:
@@ -148,6 +149,10 @@ class AndroidBackend:
         self.packages = dict(packages) if packages is not None else None
         #: Type through the ADB keyboard broadcast (the official route) instead of the focused field.
         self.adb_keyboard = adb_keyboard
+        #: The official release when an official task set runs: the location is then set as its controller does.
+        self.official_root: str | None = None
+        #: The host command of the last official location fix, and whether it succeeded.
+        self.last_geo_fix: tuple[list[str], bool] | None = None
         self.serial = serial
         self.scale = screenshot_scale
         self._device = device
@@ -174,12 +179,35 @@ class AndroidBackend:
         return int(width), int(height)
 
     def reset(self, phone: Phone) -> None:
-        """Go home and set the device clock and location of the task."""
+        """Go home and set the device clock and, for the project's tasks, the mock location of the task (official
+        tasks set their location with :meth:`set_official_location`, or not at all, as officially)."""
         self.phone = phone
+        self.last_geo_fix = None
         device = self.device
         device.press("home")
-        for command in device_context_commands(phone.device.now, phone.device.latitude, phone.device.longitude):
+        for command in device_context_commands(phone.device.now, phone.device.latitude, phone.device.longitude,
+                                                location=self.official_root is None):
             device.shell(command)
+
+    def set_official_location(self, latitude: float, longitude: float) -> bool:
+        """Place the emulator as the official controller's ``set_geo_location`` does: ``adb emu geo fix`` on the
+        host (the emulator console).  A failure is warned about and returned, as the official code logs it."""
+        if self.official_root is None:
+            raise RuntimeError("set_official_location needs an official task set (official_root)")
+        from personal_envs.knowu.official.android_apps import geo_fix_command
+
+        connected = getattr(self.device, "serial", None)  # uiautomator2's device knows its serial
+        serial = self.serial or (connected if isinstance(connected, str) and connected else "emulator-5554")
+        command = geo_fix_command(self.official_root, serial, latitude, longitude)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+            ok, detail = done.returncode == 0, (done.stderr or done.stdout).strip()
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            ok, detail = False, f"{type(exc).__name__}: {exc}"
+        if not ok:
+            warnings.warn(f"the official location fix failed ({' '.join(command)}): {detail}", stacklevel=2)
+        self.last_geo_fix = (command, ok)
+        return ok
 
     def execute(self, name: str, args: dict[str, Any]) -> None:
         """Translate and run one device action."""

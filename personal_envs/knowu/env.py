@@ -269,6 +269,7 @@ class KnowUEnv(PersonalEnv):
             if release is not None:
                 self.backend.packages = official_packages(str(release.root))  # type: ignore[attr-defined]
                 self.backend.adb_keyboard = True  # type: ignore[attr-defined]
+                self.backend.official_root = str(release.root)  # type: ignore[attr-defined]
         if isinstance(user, str) and user not in USER_KINDS:
             raise ValueError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
@@ -289,6 +290,9 @@ class KnowUEnv(PersonalEnv):
         info = self.task.setup(self.world, self.np_random)
         self.user = self._make_user()  # the base env starts it with task.user_context(world)
         self.backend.reset(self.world.phone)
+        place = self.task.gps_fix()
+        if place is not None and getattr(self.backend, "official_root", None) is not None:
+            self.backend.set_official_location(*place)  # type: ignore[attr-defined]
         info.update(task_index=task_index, backend=self.backend.name, max_steps=self.max_steps)
         return info
 

@@ -120,6 +120,10 @@ class PhoneTask(Task[PhoneWorld]):
         """The simulated user of this task (``None``: the env's default answers from :meth:`user_facts`)."""
         return None
 
+    def gps_fix(self) -> tuple[float, float] | None:
+        """Where the task's official set-up places the emulator's GPS (latitude, longitude), else ``None``."""
+        return None
+
     def agent_logs(self) -> str:
         """User history shown to the agent in ``logs`` (empty for general tasks)."""
         return ""

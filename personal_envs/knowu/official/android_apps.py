@@ -26,3 +26,30 @@ def official_packages(release_root: str) -> dict[str, str]:
     packages = {name.lower(): package for name, package in values.get("APP_DICT", {}).items()}
     packages.update({name.lower(): package for package, name in values.get("COMMON_APP_MAPPER", {}).items()})
     return packages
+
+
+CONTROLLER = Path("src/knowu_bench/runtime/controller.py")
+
+
+@functools.lru_cache(maxsize=4)
+def _geo_fix_template(release_root: str) -> tuple[ast.expr, tuple[tuple[str, object], ...]]:
+    from personal_envs.knowu.official.preference import fstrings
+
+    func = fstrings.method(fstrings.parse(Path(release_root) / CONTROLLER), "AndroidController", "set_geo_location")
+    params = [p.arg for p in func.args.args[1:]]
+    defaults = tuple(zip(params[len(params) - len(func.args.defaults):],
+                         [ast.literal_eval(d) for d in func.args.defaults], strict=True))
+    return fstrings.assigned(func, "adb_command")[0], defaults
+
+
+def geo_fix_command(release_root: str, serial: str, latitude: float, longitude: float) -> list[str]:
+    """The host command that places the emulator, as the official ``AndroidController.set_geo_location`` builds it
+    (its f-string read from the release, parsed with ast: ``adb -s <serial> emu geo fix <lon> <lat> <altitude>``
+    through the emulator console), split into arguments."""
+    import shlex
+
+    from personal_envs.knowu.official.preference import fstrings
+
+    template, defaults = _geo_fix_template(release_root)
+    values = {**dict(defaults), "device": serial, "latitude": latitude, "longitude": longitude}
+    return shlex.split(fstrings.render(template, values))

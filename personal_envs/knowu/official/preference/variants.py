@@ -275,6 +275,16 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         assert self.release_root is not None
         return user_system_prompt(self.release_root, self.relevant_information)
 
+    def gps_fix(self) -> tuple[float, float] | None:
+        """The commutes' start (``locations.<start_key>`` of the profile), where the official ``_set_start_location``
+        puts the emulator; the other classes set no location."""
+        if self.official_name not in COMMUTES:
+            return None
+        key = str((self.values.get("destination") or {}).get("start_key", "home"))
+        place = (self.user_doc.get("locations") or {}).get(key) or {}
+        lat, lon = (place.get("latitude"), place.get("longitude")) if isinstance(place, Mapping) else (None, None)
+        return (float(lat), float(lon)) if lat is not None and lon is not None else None
+
     def user_facts(self) -> dict[str, Any]:
         """The request alone: what the deterministic user knows beyond the profile comes from the class's hook
         (:class:`OfficialPreferenceUser`), never from the project's reference world."""

@@ -123,26 +123,25 @@ def _reply_rules(text: str) -> list[StatedFact]:
     return found
 
 
+#: Topic -> (what the hook states, how the user says it): the one-value facts of the hooks' context lines.
+STATED_TOPICS: tuple[tuple[str, str, str], ...] = (
+    ("size", r"usual shoe size is ([^,.\n]+)", "My usual shoe size is {}."),
+    ("color", r"preferred shoe color is ([^,.\n]+)", "I prefer {} shoes."),
+    ("time", r"Preferred wake-up time: ([^\n]+)", "I like to wake up at {}."),
+    ("ringtone", r"Favorite ringtone: ([^\n]+)", "My favourite ringtone is {}."),
+    ("recipient", r"Target contact: ([^(\n]+)", "Text {}."),
+)
+
+
 def _topics(text: str) -> dict[str, str]:
     topics: dict[str, str] = {}
     route = re.search(r"(?:Origin|Current location): (.+?)\. Destination: (.+?)\.(?:\s|$)", text)
     if route:
         topics["address"] = f"From {route.group(1)} to {route.group(2)}."
-    size = re.search(r"usual shoe size is ([^,.\n]+)", text)
-    if size:
-        topics["size"] = f"My usual shoe size is {size.group(1)}."
-    color = re.search(r"preferred shoe color is ([^,.\n]+)", text)
-    if color:
-        topics["color"] = f"I prefer {color.group(1)} shoes."
-    wake = re.search(r"Preferred wake-up time: ([^\n]+)", text)
-    if wake:
-        topics["time"] = f"I like to wake up at {wake.group(1).strip()}."
-    ringtone = re.search(r"Favorite ringtone: ([^\n]+)", text)
-    if ringtone:
-        topics["ringtone"] = f"My favourite ringtone is {ringtone.group(1).strip()}."
-    contact = re.search(r"Target contact: ([^(\n]+)", text)
-    if contact:
-        topics["recipient"] = f"Text {contact.group(1).strip()}."
+    for topic, pattern, wording in STATED_TOPICS:
+        found = re.search(pattern, text)
+        if found:
+            topics[topic] = wording.format(found.group(1).strip())
     return topics
 
 

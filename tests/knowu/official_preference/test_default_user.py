@@ -23,12 +23,9 @@ from personal_envs.knowu.official.preference.variants import (
 )
 from personal_envs.knowu.users import REFUSAL
 from personal_envs.simulators.users.base import UserContext, UserReply
-from tests.conftest import ANCHORS
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
 
-RELEASE = ANCHORS / "knowu" / "official"
-PROFILES = RELEASE / "src/knowu_bench/user_profile"
-
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 
 #: Questions an agent asks a user: one per topic of the user simulator, and a few plain ones.
 QUESTIONS = ("Where should I deliver it?", "Which app should I use?", "What is your budget?", "Which size?",

@@ -10,11 +10,10 @@ from contextlib import closing
 import pytest
 
 from personal_envs.knowu.env import KnowUEnv
-from tests.conftest import ANCHORS
 from tests.knowu.helpers import run_oracle
+from tests.knowu.official_preference.release import NEEDS_RELEASE, RELEASE
 
-RELEASE = ANCHORS / "knowu" / "official"
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 RUN_SLOW = os.environ.get("PERSONAL_ENVS_SLOW_TESTS", "1") == "1"
 #: One variant per app family (shop, SMS + contacts, files, Mastodon photo, mail photo, Mattermost, food).
 SAMPLE = ("BuyColaPreferenceTask@student", "HighlightImportantSmsSenderPreferenceAskUserTask@developer",

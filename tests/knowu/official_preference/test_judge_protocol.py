@@ -18,10 +18,9 @@ from personal_envs.knowu.official.preference.judge import (
 from personal_envs.knowu.official.preference.persona import persona_text
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.conftest import ANCHORS
+from tests.knowu.official_preference.release import NEEDS_RELEASE, RELEASE
 
-RELEASE = ANCHORS / "knowu" / "official"
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
 

@@ -16,10 +16,10 @@ import pytest
 
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
-from tests.conftest import ANCHORS, skip_unless_real_llm
+from tests.conftest import skip_unless_real_llm
+from tests.knowu.official_preference.release import RELEASE
 
 pytestmark = pytest.mark.real_llm
-RELEASE = ANCHORS / "knowu" / "official"
 
 
 skip_unless_real_llm()

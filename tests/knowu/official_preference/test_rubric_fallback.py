@@ -8,8 +8,6 @@ import copy
 import functools
 from typing import Any
 
-import pytest
-
 from personal_envs.knowu.judge import is_success
 from personal_envs.knowu.official.preference import reading as rd
 from personal_envs.knowu.official.preference.variants import (
@@ -19,11 +17,9 @@ from personal_envs.knowu.official.preference.variants import (
 )
 from personal_envs.knowu.profiles import load_profile
 from personal_envs.knowu.taskspec import AnswerCheck
-from tests.conftest import ANCHORS
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
 
-RELEASE = ANCHORS / "knowu" / "official"
-PROFILES = RELEASE / "src/knowu_bench/user_profile"
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 
 
 def _variant(variant: str) -> OfficialPreferenceTask:

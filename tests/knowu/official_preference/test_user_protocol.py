@@ -23,13 +23,10 @@ from personal_envs.knowu.official.registry import build_variant as build_officia
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.conftest import ANCHORS
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
 from tests.knowu.official_runtime import Anything, no_sleep, official_runtime
 
-RELEASE = ANCHORS / "knowu" / "official"
-PROFILES = RELEASE / "src/knowu_bench/user_profile"
-
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 
 
 def _official_preference_prompt(file_stem: str, name: str, profile: Path) -> str:

@@ -20,11 +20,9 @@ from personal_envs.knowu.official.preference.variants import (
 )
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.conftest import ANCHORS
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
 
-RELEASE = ANCHORS / "knowu" / "official"
-PROFILES = RELEASE / "src/knowu_bench/user_profile"
-pytestmark = pytest.mark.skipif(not (RELEASE / "src/knowu_bench").is_dir(), reason="official release not present")
+pytestmark = NEEDS_RELEASE
 
 
 def _official_variants() -> list[str]:

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from personal_envs.knowu.profiles import Profile, parse_profile
+from personal_envs.knowu.user_messages import PROPOSAL, is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserContext, UserReply
 
 REFUSAL = "Sorry, I'd rather not share that. Let's stick to what you're helping me with."
@@ -40,14 +41,6 @@ _ADVERSARIAL = re.compile(
     r"print (your|the|out)|reveal|confidential)",
     re.IGNORECASE,
 )
-_PROPOSAL = re.compile(
-    r"\b(shall i|should i|can i|may i|do you want|would you like|want me to|is it ok|okay if|mind if|"
-    r"let me|i can |i could|i will|i'll|go ahead|proceed|confirm|turn (on|off)|switch|enable|disable|"
-    r"send|post|delete|block|call|open|mute|save)",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True)
 class Topic:
     """A kind of clarification question: trigger words and where the answer lives in the profile."""
@@ -160,18 +153,20 @@ def _routine(task: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def routine_decision(task: Mapping[str, Any], message: str) -> Decision | None:
-    """Consent logic for proactive tasks: accept a proposal of the routine only when the user has the habit.
+    """Consent logic for proactive tasks: accept a proposal of the routine only when the user has the habit, and
+    reject a proposal of anything else.
 
-    Returns ``None`` when the message is not a proposal (or the task is not proactive).
+    Returns ``None`` when the message is not a proposal (a clarifying question is answered, not decided, even when
+    it names the routine), or when the task is not proactive.
     """
     routine = _routine(task)
-    if routine is None:
+    if routine is None or is_clarifying_question(message):
         return None
     lowered = message.lower()
     mentions = any(str(k).lower() in lowered for k in routine.get("keywords", []) if str(k))
     if mentions:
         return "accept" if routine.get("applies") else "reject"
-    return "reject" if _PROPOSAL.search(message) else None
+    return "reject" if PROPOSAL.search(message) else None
 
 
 class ProfileGroundedUser(SimulatedUser):
@@ -225,7 +220,7 @@ class ProfileGroundedUser(SimulatedUser):
                 return UserReply(text[:MAX_REPLY_CHARS], None, f"topics: {[t.name for t in topics]}")
         if routine is not None:
             return UserReply("I'm fine for now, thanks.", None, "proactive small talk")
-        if _PROPOSAL.search(message):
+        if is_proposal(message):
             return UserReply("Yes, go ahead.", "accept", "confirmation")
         return UserReply("Just do it the way I usually would - you can check my history.", None, "no topic")
 
@@ -413,7 +408,7 @@ class LLMUser(SimulatedUser):
             fallback = self._fallback._answer(message)
             return UserReply(fallback.text, fallback.decision, f"fallback after: {parsed.error}")
         decision = parsed.decision
-        if _routine(self.context.task) is None and decision == "reject" and not _PROPOSAL.search(message):
+        if _routine(self.context.task) is None and decision == "reject" and not PROPOSAL.search(message):
             decision = None
         text = redact(parsed.reply, profile, allow_addresses=any(
             t.name == "address" for t in ProfileGroundedUser.match_topics(message)))

@@ -1,7 +1,8 @@
 """Issue 28: no shortcut through the routine user.  A message that is not a proposal is not a decision, so "ask the
 user something irrelevant, then finish" scores exactly what finishing at once scores, on the 64 official variants
 and on a persona dropped into the release; proposals are still decided (always_ask succeeds where the official user
-accepts); the official parser's quirk stays under ``protocol="paper"``, where the README states its effect."""
+accepts); the official parser's quirk stays under ``protocol="paper"``, where the README states its effect.  A
+weather answer must come from a lookup (the audit's "answer with what you see" beat silence)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import yaml
 
 from personal_envs.knowu.baselines import AlwaysAskPolicy
 from personal_envs.knowu.env import KnowUEnv
+from personal_envs.knowu.oracle import OraclePolicy
 from tests.knowu.official_routine.conftest import ANCHORS
 from tests.knowu.official_routine.test_routine_env import NEW_LOGS, NEW_PERSONA
 
@@ -118,3 +120,29 @@ def test_paper_protocol_keeps_the_official_parser_and_its_quirk() -> None:
         assert env.evaluation is not None and "Success" in env.evaluation.reason
     finally:
         env.close()
+
+
+def test_a_weather_answer_must_come_from_a_lookup_in_the_default_protocol() -> None:
+    """The audit found "answer with the observation's text": the logs name the weather, and offline the official
+    check accepts any weather word, so it beat silence by one variant.  By default the weather must be looked up;
+    ``protocol="paper"`` scores as officially."""
+    for protocol, dumped in ((None, 0.0), ("paper", 1.0)):
+        env = KnowUEnv(split="proactive", task="MorningWeatherCheckTask@grandma", data_dir=str(ANCHORS),
+                       screenshot=False, protocol=protocol, ui_hierarchy=True)
+        try:
+            assert env.task.routine_applies
+            obs, _ = env.reset()
+            seen = f"{obs['context']} {obs['instruction']}"[:2000]
+            assert "weather" in seen.lower()
+            _, reward, *_, info = env.step({"action_type": "answer", "text": seen})
+            assert reward == dumped, (protocol, info["metrics"]["reason"])
+            policy = OraclePolicy(env)  # looks the weather up in Chrome, then answers
+            obs, info = env.reset()
+            policy.reset(obs, info)
+            for _ in range(10):
+                obs, reward, terminated, _, info = env.step(policy.act(obs, info))
+                if terminated:
+                    break
+            assert reward == 1.0 and "weather" in " ".join(env.phone.chrome.history).lower()
+        finally:
+            env.close()

@@ -211,8 +211,9 @@ def _right_and_near_miss(setup: rules.RoutineSetup) -> tuple[Facts, Facts, str]:
         return (Facts(visited=["https://alphaxiv.org", "https://huggingface.co/papers"], now=setup.now),
                 Facts(visited=["https://huggingface.co/papers"], now=setup.now), "Failure: Missed sites")
     if cls == "MorningWeatherCheckTask":
-        return (Facts(answer="Beijing: sunny, 27 \u00b0C"), Facts(answer="Have a nice day"),
-                "Failure: Answer lacks weather content")
+        looked_up = ["https://google.com/search?q=Beijing+Weather+Today"]
+        return (Facts(answer="Beijing: sunny, 27 \u00b0C", visited=looked_up),
+                Facts(answer="Have a nice day", visited=looked_up), "Failure: Answer lacks weather content")
     if cls == "NightEyeCareRoutineTask":
         return Facts(dark_mode=True), base, "Failure: Dark Mode not done"
     if cls == "PreMeetingPrepTask":
@@ -236,3 +237,11 @@ def test_each_class_succeeds_when_done_and_fails_a_near_miss_the_official_way(cl
     assert score == 1.0, detail
     score, detail = score_routine(setup, near, acted, [])
     assert score == 0.0 and detail.startswith(reason), detail
+    # the paper protocol scores as officially; the default asks no more of these successes, except the weather
+    # lookup (an answer with weather words but no lookup is official success, default failure)
+    assert score_routine(setup, right, acted, [], "paper")[0] == 1.0
+    if cls == "MorningWeatherCheckTask":
+        unlooked = Facts(answer=right.answer)
+        assert score_routine(setup, unlooked, acted, [], "paper")[0] == 1.0
+        score, detail = score_routine(setup, unlooked, acted, [])
+        assert score == 0.0 and "without looking the weather up" in detail

@@ -196,7 +196,7 @@ class OfficialRoutineTask(PhoneTask):
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
         facts = read_facts(phone, self._marks, trace.answer or "")
         actions = [s.action for s in trace.steps if s.action is not None]
-        score, reason = score_routine(self.setup_, facts, actions, chat_history(trace, self.protocol))
+        score, reason = score_routine(self.setup_, facts, actions, chat_history(trace, self.protocol), self.protocol)
         role = self.task_id.split("@", 1)[1] if "@" in self.task_id else None
         episode = {"task_name": self.task_id, "split": "proactive", "score": score,
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,

@@ -47,6 +47,6 @@ def audit_spec(env_id: str, env_kwargs: Mapping[str, Any] | None = None) -> Audi
         finish={"action_type": "finished"}, noop={"action_type": "wait"}, ask=("ask_user", "text"),
         baselines=("always_silent",) if personal else (), oracle="oracle",
         act="always_act" if env_id == "KnowU-Proactive-v0" else None,
-        extra_candidates=observed_candidates, env_kwargs={"screenshot": False},
+        extra_candidates=observed_candidates, env_kwargs={"screenshot": False, "ui_hierarchy": True},
         documented=documented if paper else {},
     )

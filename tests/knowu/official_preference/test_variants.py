@@ -135,12 +135,17 @@ def test_with_a_judge_the_official_combinations_hold() -> None:
         result = task.score_state(state, [])
         assert result.score == 0.0 and result.judge is None
 
-        # sort files: a wrong sort caps the judge at 0.5; asking earns 0.2 of the base
+        # sort files: a wrong sort caps the judge at 0.5; asking earns 0.2 of the base (officially even next to a
+        # wrong sort; by default only next to the wanted sort or its opposite: issue 28)
         task = _build("SortFilesByHabitPreferenceAskUserTask@grandma", judge)
         state, trace = _realized(task)
         state["files"]["view"].update(sort_key="size", sort_order="desc")
         result = task.score_state(state, trace)
+        assert result.base == 0.0 and result.score == pytest.approx(0.6 * 0.5)
+        task.protocol = "paper"
+        result = task.score_state(state, trace)
         assert result.base == pytest.approx(0.2) and result.score == pytest.approx(0.4 * 0.2 + 0.6 * 0.5)
+        task.protocol = None
         state, trace = _realized(task)
         assert task.score_state(state, trace[1:]).score == pytest.approx(0.4 * 0.8 + 0.6)
 

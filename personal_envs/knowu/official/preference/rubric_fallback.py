@@ -644,7 +644,9 @@ def _destination_dim(reading: Reading, weight: float, name: str) -> tuple[Dimens
 
     def score(initial: State, final: State, steps: Trace) -> tuple[float, str]:
         answer = last_answer(steps)
-        ok = bool(answer) and any(x and x in answer for x in (address, label))
+        if not modes_in(answer):  # a text naming the place but no way to get there is no route (issue 28's audit)
+            return 0.0, "no transport mode in the plan: no route"
+        ok = any(x and x in answer for x in (address, label))
         return float(ok), f"the plan {'names' if ok else 'does not name'} {label or address}"
     return Dimension(name, weight, score), address or label
 
@@ -728,7 +730,7 @@ def late_urgent_notice(reading: Reading) -> ClassRubric:
         return float(ok), "message style " + ("matches" if ok else "does not match") + f" ({style or 'any'})"
 
     def complete(initial: State, final: State, steps: Trace) -> tuple[float, str]:
-        done = bool(last_answer(steps)) + bool(my_posts(initial, final))
+        done = bool(modes_in(last_answer(steps))) + bool(my_posts(initial, final))  # a route names a way to travel
         return done / 2, f"{done} of 2 parts done"
 
     channel = _first_channel(reading.state)

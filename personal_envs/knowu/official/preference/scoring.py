@@ -46,6 +46,8 @@ class Context:
         values: Official per-class values (class attributes, module constants, the role's scenario).
         judge: ``judge(eval_data, rubric_slots, images)``: renders the class's official rubric with the slots,
             asks the official judge and returns its verdict.
+        protocol: The env's protocol: ``"paper"`` scores exactly as officially; otherwise the checks close the
+            shortcuts the audit found (the sort-files ask bonus needs a sort).
     """
 
     name: str
@@ -54,6 +56,7 @@ class Context:
     values: Mapping[str, Any]
     judge: JudgeCall
     images: Sequence[str | Path] = field(default_factory=tuple)
+    protocol: str | None = None
 
     def prefs(self, key: str) -> Any:
         return (self.profile.get("preferences", {}) or {}).get(key, {}) or {}
@@ -441,7 +444,8 @@ def normalize_sort(text: str, aliases: Mapping[str, Sequence[str]]) -> str | Non
 
 
 def sort_files(facts: Facts, ctx: Context) -> OfficialScore:
-    """Sort Download: ``base = 0.8 * sort_match + 0.2 * asked``; the judge capped at 0.5 on a wrong sort."""
+    """Sort Download: ``base = 0.8 * sort_match + 0.2 * asked``; the judge capped at 0.5 on a wrong sort.  Outside
+    ``protocol="paper"`` the ask bonus counts only next to a sort match (a half match included)."""
     aliases = ctx.values.get("SORT_ALIASES", {})
     opposite = ctx.values.get("OPPOSITE_OPTIONS", {})
     expected, source = ctx.values.get("profile_sort"), "profile"
@@ -463,7 +467,10 @@ def sort_files(facts: Facts, ctx: Context) -> OfficialScore:
     else:
         match = 0.0
     asked = bool(facts.chat)
-    base = 0.8 * match + (0.2 if asked else 0.0)
+    # officially the ask bonus stands alone: asking anything, then stopping, earned 0.4 * 0.2 = 0.08 (issue 28's
+    # audit); outside protocol="paper" it needs the sort the user wants (or its opposite) to have been applied
+    bonus = asked and (match > 0 or ctx.protocol == "paper")
+    base = 0.8 * match + (0.2 if bonus else 0.0)
     data = {"expected_sort_option": expected, "expected_sort_source": source, "selected_sort_option_ui": detected,
             "detected_sort_option": detected, "observed_order": [f.get("name") for f in facts.files],
             "asked_user": asked, "available_sort_options": list(ctx.values.get("SORT_OPTIONS", ())),

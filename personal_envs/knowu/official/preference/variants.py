@@ -232,7 +232,7 @@ class OfficialPreferenceTask(KnowUPhoneTask):
                                     fallback=lambda: self._fallback(final, steps),
                                     chat_history=(facts.chat or None) if self.passes_chat else None, images=images)
 
-        ctx = Context(self.official_name, self.role, self.user_doc, self.values, call, self.images)
+        ctx = Context(self.official_name, self.role, self.user_doc, self.values, call, self.images, self.protocol)
         result = SCORERS[self.official_name](facts, ctx)
         self.last_score = result
         return result

@@ -12,6 +12,7 @@ import pytest
 
 from personal_envs.knowu.audit import observed_candidates
 from personal_envs.knowu.env import KnowUEnv
+from personal_envs.knowu.official.preference.rubric_fallback import modes_in
 from tests.knowu.official_preference.release import NEEDS_RELEASE, RELEASE
 
 pytestmark = NEEDS_RELEASE
@@ -58,3 +59,14 @@ def test_the_paper_protocol_keeps_the_official_ask_bonus_of_sort_files() -> None
         finally:
             environment.close()
     assert scores == {None: 0.0, "paper": pytest.approx(0.4 * 0.2)}  # base = 0.8 * sort match + 0.2 * asked
+
+
+def test_a_word_that_merely_contains_a_mode_is_no_travel_plan(env: KnowUEnv) -> None:
+    """The audit's random policy answered "cable USB-C" and the rubric judge read a cab in it (0.275 and 0.37 on
+    two route variants, above always-silent)."""
+    assert modes_in("cable USB-C") == [] and modes_in("Take a cab, then walk") == ["taxi", "walk"]
+    for task_id in ("CommuteRoutingSunnyTask@student", "LateUrgentRouteWithNoticeTask@developer"):
+        index = [t.task_id for t in env.tasks].index(task_id)
+        env.reset(options={"task_index": index})
+        _, reward, *_ = env.step({"action_type": "answer", "text": "cable USB-C"})
+        assert reward == _score(env, index, "finish") == 0.0, task_id

@@ -581,11 +581,18 @@ MODES: Mapping[str, tuple[str, ...]] = {
 SHELTERED = ("metro", "bus", "taxi", "ride-hailing")
 
 
+#: Each mode's words as whole words (plural and -ing / -ed forms too): "cable" names no cab (issue 28's audit: a
+#: random "cable USB-C" answer was read as a taxi plan).
+_MODE_WORDS: Mapping[str, re.Pattern[str]] = {
+    mode: re.compile("|".join(rf"(?<![a-z]){re.escape(w.strip())}(?:s|es|ing|ed|d)?(?![a-z])" for w in words))
+    for mode, words in MODES.items()}
+
+
 def modes_in(text: str) -> list[str]:
-    """The transport modes a text names, in order of first mention."""
+    """The transport modes a text names as words, in order of first mention."""
     text = text.lower()
-    found = sorted((min(text.find(w) for w in words if w in text), mode) for mode, words in MODES.items()
-                   if any(w in text for w in words))
+    found = sorted((match.start(), mode) for mode, pattern in _MODE_WORDS.items()
+                   if (match := pattern.search(text)) is not None)
     return [mode for _, mode in found]
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from personal_envs.audit.spec import AuditSpec
 from personal_envs.browserarena.candidates import BrowserUseCandidates
-from personal_envs.browserarena.policies import _BANNER_BUTTONS, find_element
+from personal_envs.browserarena.policies import BANNER_BUTTONS, find_element
 from personal_envs.core.registration import entry_for
 from personal_envs.policies.base import Policy
 from personal_envs.wrappers.candidates import Candidate
@@ -38,7 +38,7 @@ class CloseBannersBlindly(Policy):
         self.played = []
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> Any:
-        for label in _BANNER_BUTTONS:
+        for label in BANNER_BUTTONS:
             index = find_element(observation, label)
             if index is not None and len(self.played) < 6:
                 self.played.append(f"click {label!r}")

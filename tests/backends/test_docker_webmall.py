@@ -51,8 +51,7 @@ def leftovers(name: str) -> list[str]:
             + [f"network {n.name}" for n in CLIENT.networks.list(filters=selector)])
 
 
-@pytest.fixture(scope="module")
-def standin_image() -> str:
+def build_standin_image() -> str:
     """The stand-in shop image: Debian's python3 and the shop script; its content comes from a volume."""
     dockerfile = textwrap.dedent("""\
         FROM {BASE}
@@ -62,6 +61,12 @@ def standin_image() -> str:
         CMD ["python3", "/opt/standin_shop.py", "/srv/shop/shop.json"]
     """)
     return build_on_base(CLIENT, STANDIN, dockerfile, {"standin_shop.py": (HERE / "standin_shop.py").read_bytes()})
+
+
+@pytest.fixture(scope="module")
+def standin_image() -> str:
+    """The stand-in shop image (:func:`build_standin_image`)."""
+    return build_standin_image()
 
 
 def write_backup(directory: Path, name: str, shop: dict[str, Any]) -> Path:
@@ -105,7 +110,7 @@ def test_up_restores_backups_health_checks_and_down_leaves_nothing(standin_image
         [status] = deployment_status(name, CLIENT)
         assert status.status == "running" and list(status.ports) == [8080]
         assert sorted(leftovers(name)) == sorted([f"container {name}-shop1", f"volume {name}-shop1",
-                                                  f"network {name}-net"])
+                                                  f"network {name}-net", f"volume {name}.up"])  # up's mark
     assert leftovers(name) == []
 
 

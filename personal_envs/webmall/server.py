@@ -16,11 +16,11 @@ import re
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import quote
 
 from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
 from personal_envs.webmall.catalog import Catalog, Product, Shop
 from personal_envs.webmall.layouts import COUNTRIES, e, layout_for
+from personal_envs.webmall.listing import Listing, catalog_listing, search_listing
 from personal_envs.webmall.solution_page import PROJECT_TEXTS, SolutionTexts, render_solution_page
 from personal_envs.webmall.state import ShopState
 
@@ -71,13 +71,12 @@ class ShopApp(App):
         html = self.layout.document(title, body, cart_count=count, query=query)
         return Response(html, status, headers=headers)
 
-    def _listing(self, heading: str, products: Sequence[Product], request: Request, base: str,
+    def _catalog(self, heading: str, products: Sequence[Product], request: Request, base: str,
                  subcategories: Sequence[Any] = (), page: int = 1) -> str:
-        per_page = self.layout.per_page
-        pages = max(1, -(-len(products) // per_page))
-        page = min(page, pages)
-        chunk = products[(page - 1) * per_page: page * per_page]
-        return self.layout.listing(heading, chunk, page, pages, base, subcategories, total=len(products))
+        """A category or the shop page, in the ``orderby`` the request asks for (:mod:`.listing`)."""
+        listing = catalog_listing(products, base, orderby=request.arg("orderby")[:40], page=page,
+                                  per_page=self.layout.per_page)
+        return self.layout.listing(heading, listing, subcategories)
 
     # -------------------------------------------------------------------------------------------- routes
     def handle(self, request: Request) -> Response:
@@ -94,6 +93,8 @@ class ShopApp(App):
         page = 1
         if page_match:
             path, page = (page_match.group(1) or "/"), _page_number(page_match.group(2))
+        if request.arg("paged"):  # a query argument wins over the path (the ordering form sends paged=1)
+            page = _page_number(request.arg("paged"))
         if request.method == "POST":
             if path == "/cart/add":
                 return self._cart_add(request, session, headers)
@@ -108,16 +109,16 @@ class ShopApp(App):
         if path == "/":
             query = request.arg("s").strip()
             if query:
-                results = self.shop.search(query[:200])
-                if len(results) == 1 and not added:  # WooCommerce sends a single search result to its product page
-                    return Response.redirect(results[0].path + "/", 302, headers)
-                body = self._listing(f"Search results: “{query[:200]}”", results, request,
-                                     f"/?s={quote(query[:200])}&post_type=product", page=page)
+                listing = search_listing(self.shop, query, orderby=request.arg("orderby")[:40], page=page,
+                                         per_page=self.layout.per_page)
+                if listing.redirect is not None and not added:  # this shop opens a single result's page
+                    return Response.redirect(listing.redirect.path + "/", 302, headers)
+                body = self.layout.listing(f"Search results: “{listing.query}”", listing)
                 return self._page(f"Search results for {query[:80]}", self._added(added) + body, session, headers,
-                                  query=query[:200])
+                                  query=listing.query)
             return self._home(request, session, headers, added)
         if path.rstrip("/") == "/shop":
-            body = self._listing("Shop", self.shop.products, request, "/shop/", page=page)
+            body = self._catalog("Shop", self.shop.products, request, "/shop/", page=page)
             return self._page("Shop", self._added(added) + body, session, headers)
         if path.rstrip("/") == "/categories":
             body = f"<h1>Product categories</h1>{self.layout.tree(self.shop.root)}"
@@ -146,8 +147,9 @@ class ShopApp(App):
 
     def _home(self, request: Request, session: str, headers: dict[str, str], added: str = "") -> Response:
         top = sorted(self.shop.root.children.values(), key=lambda n: n.name.lower())
-        body = self._listing(f"Welcome to {self.shop.name}", self.shop.products[: self.layout.per_page], request,
-                             "/shop/", top)
+        shown = tuple(self.shop.products[: self.layout.per_page])
+        body = self.layout.listing(f"Welcome to {self.shop.name}", Listing(shown, len(shown), 1, 1, "", (), "",
+                                                                             "/shop/"), top)
         body += '<p><a href="/shop/">Browse all products</a></p>'
         return self._page("Home", self._added(added) + body, session, headers)
 
@@ -175,7 +177,7 @@ class ShopApp(App):
             return self._not_found(session, headers)
         products = [self.shop.by_slug[s] for s in node.all_product_slugs() if s in self.shop.by_slug]
         children = sorted(node.children.values(), key=lambda n: n.name.lower())
-        body = self._listing(node.name, products, request, node.url_path, children, page=page)
+        body = self._catalog(node.name, products, request, node.url_path, children, page=page)
         return self._page(node.name, self._added(added) + body, session, headers)
 
     def _cart_add(self, request: Request, session: str, headers: dict[str, str]) -> Response:

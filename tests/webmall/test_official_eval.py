@@ -17,6 +17,7 @@ import pytest
 from personal_envs.webmall.catalog import load_catalog
 from personal_envs.webmall.evaluator import aggregate, parse_submission, score_string
 from personal_envs.webmall.layouts import layout_for
+from personal_envs.webmall.listing import catalog_listing
 from personal_envs.webmall.official_eval import (
     OfficialEpisode,
     build_checklist,
@@ -231,7 +232,7 @@ def test_cart_flags_on_the_shops_markup() -> None:
     assert check_cart(f"{A}/cart/", parse_html(cart), cps)[0] == pytest.approx(0.8)
     cps = _carts(build_checklist([url], "cart"))
     assert check_cart(f"{B}/cart/", parse_html(cart), cps) == (0.0, [product.slug])  # another shop's cart
-    listing = layout.document("l", layout.listing("Shop", [product], 1, 1, "/shop/", total=1), cart_count=1)
+    listing = layout.document("l", layout.listing("Shop", catalog_listing([product], "/shop/")), cart_count=1)
     cps = _carts(build_checklist([url], "cart"))
     assert check_cart(f"{A}/shop/", parse_html(listing), cps)[0] == 0.0
     added = listing.replace("ajax_add_to_cart\"", "ajax_add_to_cart added\"", 1).replace(

@@ -63,6 +63,10 @@ SHIPPED = "shipped"
 #: Longest wait a ``noop`` may ask for here (the browser allows more; 3 s is plenty for these pages).
 MAX_NOOP_WAIT_MS = 3000
 
+#: BrowserGym's ``pre_observation_delay`` (browsergym-core 0.14, the paper's runs): the longest wait for the page's
+#: requests after an action.
+BROWSERGYM_DELAY_S = 0.5
+
 
 def _action_specs(memory: bool) -> tuple[ActionSpec, ...]:
     specs = tuple(
@@ -142,6 +146,12 @@ class WebMallEnv(PersonalEnv):
             (``tests/webmall/test_axtree_backends.py``) at under half the cost; ``"auto"`` on external shops.
         render_mode: ``None`` or ``"ansi"``.
         host: Browser host (default: the process-wide shared one).
+        pre_observation_delay: What happens between an action and the observation.  BrowserGym (the paper's
+            runs) sleeps ``pre_observation_delay`` = 0.5 s after every action, so an in-place "Add to cart" shows
+            its "View cart" link and the new count.  ``None`` (default): wait instead until the fetch/XHR requests
+            the page sent are answered and handled, at most 0.5 s (the same page as BrowserGym's whenever the
+            page's script finishes within 0.5 s, without the fixed cost on every step); a number: sleep that many
+            seconds after every action, as BrowserGym does.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -165,6 +175,7 @@ class WebMallEnv(PersonalEnv):
         render_mode: str | None = None,
         host: BrowserHost | None = None,
         scoring: str = "official",
+        pre_observation_delay: float | None = None,
     ) -> None:
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
@@ -207,6 +218,9 @@ class WebMallEnv(PersonalEnv):
         if axtree_format not in AXTREE_FORMATS:
             raise ValueError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
+        if pre_observation_delay is not None and not 0 <= float(pre_observation_delay) <= 10:
+            raise ValueError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
+        self.pre_observation_delay = None if pre_observation_delay is None else float(pre_observation_delay)
         self._host = host
 
         obs_spaces: dict[str, spaces.Space[Any]] = {
@@ -270,6 +284,8 @@ class WebMallEnv(PersonalEnv):
                 self._host, viewport=self.viewport, allowed_origins=allowed,
                 navigation_timeout_s=self.navigation_timeout_s, axtree_backend=self.axtree_backend,
                 axtree_format=self.axtree_format,
+                settle_s=BROWSERGYM_DELAY_S if self.pre_observation_delay is None else 0.0,
+                fixed_delay_s=self.pre_observation_delay or 0.0,
             )
         return session
 

@@ -619,9 +619,9 @@ class BrowserSession:
                 self._announced[id(page)] = self._announced.get(id(page), 0) + 1
 
     def _on_request_done(self, page: Page, request: Request, failed: bool) -> None:
-        pending = self._inflight.get(id(page), set())
-        if request in pending:
-            pending.discard(request)
+        inflight = self._inflight.get(id(page), set())
+        if request in inflight:
+            inflight.discard(request)
             self._answered += 1
         pending = self._pending_navigation.get(id(page))
         if pending is not None and pending[0] is request:

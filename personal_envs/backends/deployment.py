@@ -434,6 +434,18 @@ def running_origins(name: str, client: Any | None = None) -> list[str]:
     return origins
 
 
+def running_container_origin(name: str, container: str, client: Any | None = None) -> str | None:
+    """``http://localhost:<port>`` of the running container of deployment ``name`` whose name ends with
+    ``container`` (its lowest published port), or None (say, the WebMall deployment's solution page,
+    ``WebMall_frontend``)."""
+    client = client if client is not None else connect()
+    for found in client.containers.list(filters={"label": f"{LABEL}={name}"}):
+        ports = _published(found)
+        if found.name.endswith(container) and ports:
+            return f"http://localhost:{ports[min(ports)]}"
+    return None
+
+
 def deployment_status(name: str, client: Any | None = None) -> list[ContainerStatus]:
     """The containers labelled with deployment ``name``, sorted by name."""
     client = client if client is not None else connect()

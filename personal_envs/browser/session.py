@@ -43,9 +43,11 @@ from personal_envs.browser.observation import ElementInfo, PageObservation
 from personal_envs.browser.origins import NAVIGABLE_SCHEMES, AllowedOrigins
 from personal_envs.browser.page_scripts import (
     BID_ATTRIBUTE,
+    COUNT_REQUESTS_JS,
     DOM_AXTREE_JS,
     INSPECT_ELEMENT_JS,
     NEXT_FRAMES_JS,
+    SCRIPT_REQUESTS_STARTED_JS,
     SET_VALUE_JS,
     SOM_FLAGS_JS,
     STAMP_BIDS_JS,
@@ -98,6 +100,11 @@ INTERRUPT_GRACE_S = 2.0
 
 #: Shortest wait for a page state once a step's time is used up (lets an event already queued arrive).
 MIN_WAIT_S = 0.1
+
+#: Requests a page's scripts send, which :attr:`BrowserSession.settle_s` waits for.
+_SCRIPT_REQUESTS = frozenset({"fetch", "xhr"})
+#: How often the settling wait looks at the page's requests again (milliseconds).
+SETTLE_POLL_MS = 10
 
 #: How long a page may take to run a trivial script before it counts as busy (a script that does not return).
 RESPONSIVE_PROBE_MS = 500
@@ -194,6 +201,9 @@ class BrowserSession:
             :data:`~personal_envs.browser.axtree.MAX_TEXT_CHARS`; ``"browsergym"``: the text BrowserGym's
             ``flatten_axtree_to_str`` writes with AgentLab's WebMall settings (``visible`` / ``clickable`` tags, nothing
             clipped; see :mod:`personal_envs.browser.bgym_format`).  Both backends give either format.
+        settle_s: After each action, wait until the fetch/XHR requests the page sent are answered and handled, at
+            most this long (0: no wait).  Shows what a script changes in place without a fixed delay.
+        fixed_delay_s: After each action, wait this long instead (BrowserGym's ``pre_observation_delay``).
 
     Attributes:
         messages: Texts the agent sent with ``send_msg_to_user`` this episode.
@@ -215,6 +225,8 @@ class BrowserSession:
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
         axtree_format: AxTreeFormat = "compact",
+        settle_s: float = 0.0,
+        fixed_delay_s: float = 0.0,
     ) -> None:
         #: True when the session took the process-wide host and hands it back on close().
         self._acquired = host is None
@@ -233,6 +245,10 @@ class BrowserSession:
         if axtree_format not in AXTREE_FORMATS:
             raise ValueError(f"axtree_format must be 'compact' or 'browsergym', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
+        #: After an action, wait (up to this long) until the page's fetch/XHR requests are answered and handled.
+        self.settle_s = max(0.0, float(settle_s))
+        #: After an action, wait this long whatever happens (BrowserGym's ``pre_observation_delay``).
+        self.fixed_delay_s = max(0.0, float(fixed_delay_s))
         self._context_options: dict[str, Any] = {
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
             "service_workers": "block",
@@ -259,6 +275,10 @@ class BrowserSession:
         self._blocked: list[str] = []
         # id(page) -> (main-frame navigation request not yet committed, time it finished or 0)
         self._pending_navigation: dict[int, tuple[Request, float]] = {}
+        # id(page) -> fetch/XHR requests sent and not answered yet; how many were announced in the document
+        self._inflight: dict[int, set[Request]] = {}
+        self._announced: dict[int, int] = {}
+        self._answered = 0  # fetch/XHR requests answered so far (any page)
         try:
             self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
         except BaseException:
@@ -627,6 +647,8 @@ class BrowserSession:
         context.set_default_navigation_timeout(self.navigation_timeout_s * 1000)
         if self.allowed is not None:
             context.route(self.allowed.outside_pattern(), self._route)
+        if self.settle_s:
+            context.add_init_script(COUNT_REQUESTS_JS)
         context.on("page", self._on_page)
         self._context = context
         self._cdp.clear()
@@ -634,6 +656,8 @@ class BrowserSession:
         self._scripts_stopped.clear()
         self._blocked.clear()
         self._pending_navigation.clear()
+        self._inflight.clear()
+        self._announced.clear()
         self._page = context.new_page()
         with contextlib.suppress(PlaywrightError):
             browser_pid_on_thread(self.host)
@@ -661,8 +685,15 @@ class BrowserSession:
         with contextlib.suppress(PlaywrightError):
             if request.is_navigation_request() and request.frame.parent_frame is None:
                 self._pending_navigation[id(page)] = (request, 0.0)
+            elif request.resource_type in _SCRIPT_REQUESTS and request.frame.parent_frame is None:
+                self._inflight.setdefault(id(page), set()).add(request)
+                self._announced[id(page)] = self._announced.get(id(page), 0) + 1
 
     def _on_request_done(self, page: Page, request: Request, failed: bool) -> None:
+        inflight = self._inflight.get(id(page), set())
+        if request in inflight:
+            inflight.discard(request)
+            self._answered += 1
         pending = self._pending_navigation.get(id(page))
         if pending is not None and pending[0] is request:
             if failed:
@@ -674,6 +705,7 @@ class BrowserSession:
         if frame.parent_frame is None:
             self._pending_navigation.pop(id(page), None)
             self._scripts_stopped.pop(id(page), None)  # a new document: its scripts are new
+            self._announced[id(page)] = 0  # a new document counts its requests from 0
             self._navigations += 1
             # Server redirects bypass route interception: catch a commit to another origin here.
             if self._outside(frame.url) and frame.url not in self._blocked:
@@ -957,6 +989,7 @@ class BrowserSession:
         assert page is not None
         self._blocked.clear()
         navigations = self._navigations
+        answered = self._answered
         started = time.monotonic()
         try:
             error = handler(page, arguments)
@@ -979,12 +1012,39 @@ class BrowserSession:
             error = _join(error, self._await_navigation(active, deadline))
             if self._navigations != navigations or active is not page:
                 error = _join(error, self._wait_loaded(active, deadline))
+        if active is not None and not active.is_closed() and (self.settle_s or self.fixed_delay_s):
+            self._settle(active, answered)
         if self._blocked or (active is not None and not active.is_closed() and self._outside(active.url)):
             url = self._blocked[0] if self._blocked else active.url if active is not None else ""
             error = _join(self._blocked_message(url), error if "ERR_BLOCKED" not in error else "")
             self._leave_blocked_page()
         self._save_cookies()
         return error
+
+    def _settle(self, page: Page, answered: int) -> None:
+        """Browser thread: after an action, wait :attr:`fixed_delay_s`, or until the fetch/XHR requests the page
+        sent are answered and their handlers ran (at most :attr:`settle_s`), so that what a script changes in
+        place (an AJAX "Add to cart") is on the page that is observed next."""
+        with contextlib.suppress(PlaywrightError):
+            if self.fixed_delay_s:
+                page.wait_for_timeout(self.fixed_delay_s * 1000)
+                return
+            deadline = time.monotonic() + self.settle_s
+            while True:
+                # every request the document started has been announced (its event can trail the action) and
+                # answered; then one frame, for the handlers of the answers to run
+                started = self._evaluate(page, SCRIPT_REQUESTS_STARTED_JS)
+                if (not isinstance(started, int) or started <= self._announced.get(id(page), 0)) \
+                        and not self._inflight.get(id(page)):
+                    if self._answered == answered:
+                        return  # the action started no request and none was answered meanwhile
+                    self._evaluate(page, NEXT_FRAMES_JS, await_promise=True)
+                    if not self._inflight.get(id(page)):
+                        return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                page.wait_for_timeout(min(SETTLE_POLL_MS, left * 1000))
 
     def _await_navigation(self, page: Page, deadline: float | None = None) -> str:
         """Wait (up to the navigation timeout) for a navigation the action started to commit; "" or why not."""

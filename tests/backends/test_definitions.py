@@ -153,7 +153,7 @@ def test_shop_urls_must_be_origins_or_docker() -> None:
     from personal_envs.webmall.env import WebMallEnv
 
     with pytest.raises(ValueError, match="docker"):
-        WebMallEnv(data_dir="shipped", shop_urls="kubernetes")
+        WebMallEnv(data_dir="shipped", tasks="generated", shop_urls="kubernetes")
 
 
 def test_the_knowu_compose_file_is_generated_and_the_image_is_started_as_the_official_launcher_does() -> None:

@@ -258,7 +258,7 @@ def test_webmall_external_scores_a_cart_and_a_checkout(webmall_shops: tuple[str,
     from personal_envs.webmall.world import cart_item_paths
 
     markup, deployment, origins = webmall_shops
-    env = WebMallEnv(data_dir="shipped", shop_urls=f"docker:{deployment}")  # origins read from the engine
+    env = WebMallEnv(data_dir="shipped", tasks="generated", shop_urls=f"docker:{deployment}")  # origins read from the engine
     try:
         assert env.cluster.shop_origins == origins
         cart_task = find_task(env, "cart", {1, 3})  # offers in two shops: two carts to read

@@ -80,7 +80,7 @@ def add_parser(commands: Any) -> None:
     export.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
     export.add_argument("--out", type=Path, default=None, help="file (default: standard output)")
 
-    board = with_db(sub.add_parser("leaderboard", help="ratings with 95% intervals"))
+    board = with_db(sub.add_parser("leaderboard", help="ratings with 95%% intervals"))
     board.add_argument("--rounds", type=int, default=100)
     board.add_argument("--seed", type=int, default=0)
     board.add_argument("--every-vote", action="store_true", help="count every annotator's vote, not the first")

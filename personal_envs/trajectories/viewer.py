@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from personal_envs.core.http import LoopbackServer, send_body
+from personal_envs.core.http_guard import host_allowed
 from personal_envs.trajectories.recorder import episode_dirname
 from personal_envs.trajectories.store import (
     Run,
@@ -323,9 +324,12 @@ def _data_url(episode_dir: Path, name: str) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(data).decode()
 
 
-def _handler_for(site: ViewerSite) -> type[BaseHTTPRequestHandler]:
+def _handler_for(site: ViewerSite, host_names: tuple[str, ...] = ()) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if not host_allowed(self.headers.get("Host", ""), host_names):  # a rebound foreign domain
+                send_body(self, 403, b"this viewer answers only to this machine's names", "text/plain; charset=utf-8")
+                return
             found = site.resolve(self.path)
             if found is None:
                 send_body(self, 404, b"not found", "text/plain; charset=utf-8")
@@ -340,7 +344,7 @@ def _handler_for(site: ViewerSite) -> type[BaseHTTPRequestHandler]:
 
 def serve(runs: Sequence[Run], *, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
     """Serve the viewer of ``runs`` on ``host:port`` from a background thread (close the returned server)."""
-    return LoopbackServer(_handler_for(ViewerSite(runs)), "trajectory-viewer-{port}", host=host, port=port)
+    return LoopbackServer(_handler_for(ViewerSite(runs), (host,)), "trajectory-viewer-{port}", host=host, port=port)
 
 
 class EpisodeHTML:

@@ -22,11 +22,12 @@ _CHOICES = {"l": "model_a", "left": "model_a", "a": "model_a", "r": "model_b", "
 
 @dataclass(frozen=True)
 class Vote:
-    """A vote and who (or what) cast it."""
+    """A vote, who (or what) cast it, and whether a person (``"human"``) or a judge (``"judge"``) did."""
 
     winner: str
     voter: str
     reason: str = ""
+    source: str = "human"
 
 
 def parse_choice(text: str) -> str | None:
@@ -106,10 +107,10 @@ class ScoreVoter:
     def vote(self, record: BattleRecord, trace_a: dict[str, Any], trace_b: dict[str, Any]) -> Vote:
         score_a, score_b = float(trace_a.get("score", 0.0)), float(trace_b.get("score", 0.0))
         if score_a > score_b:
-            return Vote("model_a", self.name, f"score {score_a} > {score_b}")
+            return Vote("model_a", self.name, f"score {score_a} > {score_b}", "judge")
         if score_b > score_a:
-            return Vote("model_b", self.name, f"score {score_b} > {score_a}")
-        return Vote("tie" if score_a > 0 else "tie (bothbad)", self.name, f"equal scores {score_a}")
+            return Vote("model_b", self.name, f"score {score_b} > {score_a}", "judge")
+        return Vote("tie" if score_a > 0 else "tie (bothbad)", self.name, f"equal scores {score_a}", "judge")
 
 
 JUDGE_SYSTEM_PROMPT = (
@@ -136,4 +137,4 @@ class JudgeVoter:
                   "both bad": "tie (bothbad)"}.get(str(parsed.get("winner", "")).strip().lower())
         if winner is None:
             raise ValueError(f"judge answered an unknown winner: {json.dumps(parsed)[:200]}")
-        return Vote(winner, self.name, str(parsed.get("reason", ""))[:2000])
+        return Vote(winner, self.name, str(parsed.get("reason", ""))[:2000], "judge")

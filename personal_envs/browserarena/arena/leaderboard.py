@@ -252,7 +252,8 @@ def _logistic_loss(ratings: np.ndarray, matchups: np.ndarray, outcomes: np.ndarr
 
     pair_ratings = ratings[matchups]
     probs = expit(alpha * (pair_ratings[:, 0] - pair_ratings[:, 1]))
-    loss = -((np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)) * weights).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) on a diverging fit, as in FastChat (silenced)
+        loss = -((np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)) * weights).sum()
     pair_grads = -alpha * (outcomes - probs) * weights
     grad = np.zeros_like(ratings)
     np.add.at(grad, matchups[:, [0, 1]], pair_grads[:, None] * np.array([1.0, -1.0], dtype=np.float64))
@@ -265,7 +266,7 @@ def _fit_lbfgs(matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, 
 
     result = minimize(fun=_logistic_loss, x0=np.zeros(size, dtype=np.float64),
                       args=(matchups, outcomes, weights, math.log(BASE)), jac=True, method="L-BFGS-B",
-                      options={"disp": False, "maxiter": 100, "gtol": 1e-6})
+                      options={"maxiter": 100, "gtol": 1e-6})
     return np.asarray(result["x"])
 
 

@@ -21,6 +21,7 @@ from personal_envs.browser.host import CHROMIUM_ARGS, default_executable
 from personal_envs.browser.testing import LocalSite
 from personal_envs.browserarena.arena import ArenaStore, VotePage
 from personal_envs.browserarena.arena.store import Annotation, BattleRecord
+from personal_envs.browserarena.arena.voting import notebook_html
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -65,7 +66,7 @@ def browser() -> Iterator[Any]:
 
 _HANDLERS = """() => [...document.querySelectorAll('*')].flatMap(e => [...e.attributes]
     .filter(a => a.name.startsWith('on')).map(a => e.tagName + ' ' + a.name))
-    .concat([...document.querySelectorAll('script, svg, img[src=x], iframe')].map(e => e.tagName))"""
+    .concat([...document.querySelectorAll('script, svg, img[src=x], img[src="x"], iframe')].map(e => e.tagName))"""
 
 
 def assert_inert(page: Any, dialogs: list[str], *fields: str) -> str:
@@ -123,6 +124,19 @@ def test_every_field_shows_as_text_in_chromium(tmp_path: Path, browser: Any) -> 
         finally:
             context.close()
     assert store.votes(record.battle_id)[0].voter == evil_name
+
+
+def test_the_notebook_voter_shows_the_task_as_text(tmp_path: Path, browser: Any) -> None:
+    record = make_battle(tmp_path, ArenaStore(tmp_path / "arena.sqlite"))
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        page.set_content(f"<html><body>{notebook_html(record)}</body></html>")  # as a notebook cell shows it
+        assert_inert(page, dialogs, "task_text")
+        assert page.locator("img").count() == 2
+    finally:
+        page.close()
 
 
 def _attack(target: str, fields: dict[str, str]) -> str:

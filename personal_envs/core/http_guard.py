@@ -131,6 +131,16 @@ def cross_origin_refusal(headers: Mapping[str, str], *, require_origin: bool = F
     return ""
 
 
+def write_refusal(headers: Mapping[str, str], *, host_names: Iterable[str] = (), require_origin: bool = False,
+                  require_json: bool = False) -> str:
+    """Why a state-changing request must be refused ("" when it may go on): a ``Host`` that is not this machine
+    (:func:`host_allowed`: a rebound domain is "same-origin" with itself), then :func:`cross_origin_refusal`."""
+    host = header(headers, "Host")
+    if not host_allowed(host, host_names):
+        return f"host {host[:200]!r} is not this machine"
+    return cross_origin_refusal(headers, require_origin=require_origin, require_json=require_json)
+
+
 class FormTokens:
     """Session cookies and the anti-forgery tokens of a server's forms.
 

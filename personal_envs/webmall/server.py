@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
-from personal_envs.core.http_guard import cross_origin_refusal
+from personal_envs.core.http_guard import write_refusal
 from personal_envs.webmall.catalog import SHOP_NAMES, Catalog, Product, Shop
 from personal_envs.webmall.layouts import COUNTRIES, e, layout_for
 from personal_envs.webmall.state import ShopState, SolutionState
@@ -294,7 +294,7 @@ def _handler_for(app_getter: Callable[[], App]) -> type[BaseHTTPRequestHandler]:
             request = read_request(self, MAX_BODY)
             if request is None:
                 return
-            refusal = cross_origin_refusal(request.headers) if request.method == "POST" else ""
+            refusal = write_refusal(request.headers) if request.method == "POST" else ""
             if refusal:  # a page of another site posting into this shop's cart, checkout or answer box
                 send_response(self, Response(f"<h1>Forbidden</h1><p>{e(refusal)}</p>", 403))
                 return

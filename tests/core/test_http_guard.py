@@ -21,6 +21,7 @@ from personal_envs.core.http_guard import (
     machine_names,
     request_origin,
     same_origin,
+    write_refusal,
 )
 from personal_envs.webmall.catalog import load_catalog
 from personal_envs.webmall.server import ShopCluster
@@ -45,6 +46,8 @@ def test_origin_rules() -> None:
     assert cross_origin_refusal({"Host": "127.0.0.1:8765", "Referer": "http://127.0.0.1:8765/battle/x"}) == ""
     assert "cross-origin" in cross_origin_refusal({"Host": "127.0.0.1:8765", "Referer": "http://evil.example/"})
     assert request_origin({}) is None and cross_origin_refusal({"Host": "h"}) == ""  # a client that is no browser
+    rebound = {"Host": "rebound.evil.example:80", "Origin": "http://rebound.evil.example"}
+    assert cross_origin_refusal(rebound) == "" and "not this machine" in write_refusal(rebound)
     assert "names no origin" in cross_origin_refusal({"Host": "h"}, require_origin=True)
     api = {"Host": "127.0.0.1:6800", "Content-Length": "20"}
     assert cross_origin_refusal({**api, "Content-Type": "application/json; charset=utf-8"}, require_json=True) == ""
@@ -116,6 +119,8 @@ def test_webmall_refuses_posts_from_another_site(browser: Any) -> None:
         form = urlencode({"product": product.slug})
         kind = {"Content-Type": "application/x-www-form-urlencoded"}
         assert raw_post(shop + "/cart/add", form, {**kind, "Origin": cluster.shop_origins[1]}) == 403  # another shop
+        rebound = {**kind, "Host": "rebound.evil.example", "Origin": "http://rebound.evil.example"}
+        assert raw_post(shop + "/cart/add", form, rebound) == 403  # a rebound domain is "same-origin" with itself
         assert cluster.states[0].carted_slugs() == set()
         assert raw_post(shop + "/cart/add", form, {**kind, "Origin": shop}) in (200, 302, 303)  # its own page
         assert cluster.states[0].carted_slugs() == {product.slug}

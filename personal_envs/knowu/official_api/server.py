@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from personal_envs.core.http_guard import cross_origin_refusal, host_allowed
+from personal_envs.core.http_guard import host_allowed, write_refusal
 from personal_envs.knowu.official_api.protocol import DEFAULT_DEVICE, SPLIT_TAG, from_official
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 
@@ -177,9 +177,11 @@ def _handler(service: SimulatedPhoneService, host_names: tuple[str, ...] = ()) -
             """Why this request must not reach the phone: a foreign ``Host`` (DNS rebinding), or a POST from a web
             page of another origin or with a body that is not JSON (what a page can send without permission)."""
             headers = dict(self.headers.items())
+            if method == "POST":
+                return write_refusal(headers, host_names=host_names, require_json=True)
             if not host_allowed(self.headers.get("Host", ""), host_names):
                 return f"host {self.headers.get('Host', '')[:200]!r} is not this machine"
-            return cross_origin_refusal(headers, require_json=True) if method == "POST" else ""
+            return ""
 
         def _handle(self, method: str) -> None:
             url = urlparse(self.path)

@@ -26,6 +26,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from personal_envs.browser.start_url import start_url_refusal
 from personal_envs.browserarena.judges.rules import (
     judge_banner,
     judge_captcha,
@@ -91,7 +92,7 @@ class ArenaTask(Task[ArenaWorld]):
         world.start(self.task_id, self.text, self.category, self.kind)
         error = ""
         if world.driver is not None and self.start_url and self.start_url != "about:blank":
-            error = world.driver.navigate(self.start_url)
+            error = start_url_refusal(self.start_url) or world.driver.navigate(self.start_url)
         return {"task_id": self.task_id, "category": self.category, "kind": self.kind, "task": self.text,
                 "task_params": dict(self.params), "start_error": error}
 

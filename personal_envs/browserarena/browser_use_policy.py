@@ -48,6 +48,8 @@ PYTHON_ENV = "PERSONAL_ENVS_BROWSER_USE_PYTHON"
 DEFAULT_VENV = Path.home() / ".cache" / "personal-envs" / f"browser-use-{BROWSER_USE_VERSION}"
 INSTALL_HINT = "install it with `bash scripts/setup_browser_use.sh` (its own virtualenv, about a minute)"
 BRIDGE = Path(__file__).with_name("browser_use_bridge.py")
+#: browser-use 0.1.40's ``ToolCallingMethod`` values; ``raw`` is how the paper ran every model.
+TOOL_CALLING_METHODS = ("raw", "function_calling", "json_mode", "auto")
 
 
 def browser_use_python() -> Path:
@@ -112,6 +114,9 @@ class BrowserUsePolicy(Policy):
                  max_actions_per_step: int = 10, tool_calling_method: str = "raw", temperature: float = 0.0,
                  step_timeout_s: float = 300.0, python: str | os.PathLike[str] | None = None,
                  save_html_fails: bool = True, files_dir: str | os.PathLike[str] | None = None) -> None:
+        if tool_calling_method not in TOOL_CALLING_METHODS:
+            raise ValueError(f"tool_calling_method must be one of {', '.join(TOOL_CALLING_METHODS)} (browser-use "
+                             f"{BROWSER_USE_VERSION}), got {tool_calling_method!r}")
         self.python = str(python or browser_use_python())
         missing = browser_use_missing(self.python)
         if missing:

@@ -249,3 +249,15 @@ def test_eval_footer_counts_every_request_the_server_received(tmp_path: Path) ->
     assert llm["dropped_actions"] == [{"step": 2, "name": "click_element_by_index",
                                        "reason": "on the last step browser-use accepts only done"}]
     assert not any(" ? " in line or line.split(" ")[1] == "?" for line in records[0]["metrics"]["trace_summary"])
+
+
+def test_tool_calling_method_defaults_to_raw_and_rejects_unknown_values() -> None:
+    import inspect
+
+    assert inspect.signature(BrowserUsePolicy).parameters["tool_calling_method"].default == "raw"
+    env = BrowserArenaEnv(tasks=[banner_tasks()[0]], screenshot=False)
+    try:
+        with pytest.raises(ValueError, match="tool_calling_method must be one of raw, function_calling"):
+            BrowserUsePolicy(env, base_url="http://127.0.0.1:9/v1", tool_calling_method="tools")
+    finally:
+        env.close()

@@ -32,6 +32,7 @@ from personal_envs.browserarena.judges.rules import (
     judge_captcha,
     judge_navigation,
     navigation_category,
+    navigation_route,
     navigation_scenario,
 )
 from personal_envs.browserarena.web import hosts
@@ -118,6 +119,7 @@ class ArenaTask(Task[ArenaWorld]):
             if judged:
                 metrics["rule_labels"] = {k: rules[k] for k in judged if k in rules}
                 metrics.update(judged)
+        self.settle_labels(metrics, log)
         metrics["trace_summary"] = trace_summary(log)
         failed = [c.name for c in checks if not c.passed]
         return Evaluation(score, metrics, checks, "failed " + ", ".join(failed) if failed else "all checks passed")
@@ -133,6 +135,9 @@ class ArenaTask(Task[ArenaWorld]):
     def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
         """The category's rule judge on the finished browser-use log (metrics; default: none)."""
         return {}
+
+    def settle_labels(self, metrics: dict[str, Any], log: Mapping[str, Any]) -> None:
+        """Combine the judge's labels (rules or LLM, already in ``metrics``) with the answer key (default: none)."""
 
     def customised(self, options: Mapping[str, Any]) -> ArenaTask:
         """The task to run for ``reset(options=...)`` (open tasks take ``task`` / ``start_url``; others: self)."""
@@ -171,15 +176,24 @@ class BannerTask(ArenaTask):
 @dataclass(frozen=True)
 class TriviaTask(ArenaTask):
     """An Openpedia trivia question (fictional landmark, or a real well-known fact); judged by how the answer was
-    looked up: ``navigation_category`` is the paper's Table 5 column (only browser-use's own actions are offered, so
-    a web search is ``search_google``)."""
+    looked up (``navigation_route``, from the trace: the rule judge's or the LLM judge's) and whether it is right:
+    ``navigation_category`` is the paper's Table 5 column, ``failed`` unless the final answer contains the answer
+    key, else the route (only browser-use's own actions are offered, so a web search is ``search_google``)."""
 
     kind: ClassVar[str] = "trivia"
 
     def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
         flags = judge_navigation(log)
-        return {"navigation": flags, "scenario": navigation_scenario(flags),
-                "navigation_category": navigation_category(log), "question_set": self.params.get("set", "fictional")}
+        final = log.get("final") or {}
+        correct = bool(final.get("finished")) and answer_matches(self, str(final.get("answer", "")))["correct"]
+        return {"navigation": flags, "scenario": navigation_scenario(flags), "navigation_route": navigation_route(log),
+                "navigation_category": navigation_category(log, correct=correct),
+                "question_set": self.params.get("set", "fictional")}
+
+    def settle_labels(self, metrics: dict[str, Any], log: Mapping[str, Any]) -> None:
+        """Table 5's column from the (possibly LLM-judged) route and the answer key: a wrong answer is Failed."""
+        route = str(metrics.get("navigation_route", navigation_route(log)))
+        metrics["navigation_category"] = route if metrics.get("correct") else "failed"
 
 
 @dataclass(frozen=True)

@@ -204,7 +204,7 @@ def _vote(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.vlm_judge import load_trace
     from personal_envs.browserarena.arena.voting import TerminalVoter
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     voter = TerminalVoter(ask=lambda prompt: input(prompt), name=args.annotator)
     todo = [r for r in store.battles() if store.vote_of(r.battle_id, args.annotator) is None][:args.limit]
     for record in todo:
@@ -220,7 +220,7 @@ def _judge(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.vlm_judge import VLMJudge, judge_battles
     from personal_envs.llm.client import ChatClient
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     inputs = tuple(part.strip() for part in args.inputs.split(",") if part.strip())
     judge = VLMJudge(ChatClient(base_url=args.base_url, model=args.judge_model), k=args.k, inputs=inputs)
     for battle_id, vote in judge_battles(store, judge):
@@ -232,7 +232,7 @@ def _export(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.export import annotation_rows, to_csv, to_jsonl, vote_rows
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     rows = vote_rows(store) if args.what == "votes" else annotation_rows(store)
     text = to_csv(rows) if args.format == "csv" else to_jsonl(rows)
     if args.out is None:
@@ -248,7 +248,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.leaderboard import compute_leaderboard
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    battles = ArenaStore(args.db).voted_battles(every_vote=args.every_vote)
+    battles = ArenaStore(args.db, create=False).voted_battles(every_vote=args.every_vote)
     if not battles:
         print("no votes yet")
         return 0
@@ -266,17 +266,15 @@ def _agreement(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.agreement import agreement_table
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    print(agreement_table(ArenaStore(args.db).votes()))
+    print(agreement_table(ArenaStore(args.db, create=False).votes()))
     return 0
 
 
 def _tables(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.reports import paper_tables
+    from personal_envs.run_records import read_records
 
-    records = []
-    for path in args.runs:
-        with open(path, encoding="utf-8") as handle:
-            records += [json.loads(line) for line in handle if line.strip()]
+    records = [record for path in args.runs for record in read_records(path)]
     print(paper_tables(records))
     return 0
 

@@ -8,7 +8,7 @@ dicts.  This module holds what they share:
   (missing, a folder, not UTF-8, not JSON / YAML, nested too deeply, a YAML alias bomb) into an
   :class:`~personal_envs.core.errors.InputError` naming the file;
 * :func:`validate` checks a parsed value against a schema and turns pydantic's report into one line naming the
-  file, the field and what was expected: ``<file>: field test[0].timestamp: expected a valid integer, got 'soon'``.
+  file, the field and what was expected: ``<file>: field test[0].timestamp: expected an integer, got 'soon'``.
 """
 
 from __future__ import annotations
@@ -19,17 +19,15 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from personal_envs.core.errors import InputError, MissingDataError, one_line
 
-T = TypeVar("T")
-
-#: Most YAML nodes a file may hold once its aliases are expanded (the project's largest profile has about 1,500;
-#: a 1 KB "billion laughs" file expands to 10**9).
+#: Most YAML nodes a file may hold once its aliases are expanded (the largest KnowU profile, the official
+#: ``user.yaml``, has 896; a 1 KB "billion laughs" file expands to 10**9).
 MAX_YAML_NODES = 200_000
 
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -49,12 +49,21 @@ class EpisodeRecord(BaseModel):
     error: StrictStr = ""
 
 
+class TableRecord(EpisodeRecord):
+    """A record as the table commands read it (``knowu table``, ``arena tables``): ``env_id`` and ``episode`` may be
+    missing (the tables only read the metrics), the other fields are checked as in :class:`EpisodeRecord`."""
+
+    env_id: StrictStr = ""
+    episode: Annotated[StrictInt, Field(ge=0)] | None = None  # type: ignore[assignment]
+
+
 def print_warning(message: str) -> None:
     """The default :data:`Warn`: ``warning: <message>`` on stderr."""
     print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
-def record_problem(line: bytes, source: str) -> tuple[dict[str, Any] | None, str]:
+def record_problem(line: bytes, source: str, schema: type[EpisodeRecord] = EpisodeRecord
+                   ) -> tuple[dict[str, Any] | None, str]:
     """The record a line holds and ``""``, or ``None`` and what is wrong with it (one line naming ``source``)."""
     try:
         text = line.decode("utf-8")
@@ -69,17 +78,18 @@ def record_problem(line: bytes, source: str) -> tuple[dict[str, Any] | None, str
     if not isinstance(value, dict):
         return None, f"{source}: a JSON {type(value).__name__}, expected an object (one record)"
     try:
-        validate(EpisodeRecord, value, source)
+        validate(schema, value, source)
     except InputError as exc:
         return None, str(exc)
     return value, ""
 
 
-def read_records(path: str | os.PathLike[str], *, warn: Warn | None = print_warning) -> list[dict[str, Any]]:
+def read_records(path: str | os.PathLike[str], *, warn: Warn | None = print_warning,
+                 schema: type[EpisodeRecord] = EpisodeRecord) -> list[dict[str, Any]]:
     """The valid records of a results file, in file order (each as the dict the line holds).
 
-    Invalid lines are skipped, each reported through ``warn`` (``None``: silently, for a second pass over a file
-    already reported).
+    Invalid lines (against ``schema``: :class:`EpisodeRecord`, or :class:`TableRecord` for the table commands) are
+    skipped, each reported through ``warn`` (``None``: silently, for a second pass over a file already reported).
 
     Raises:
         MissingDataError: ``path`` does not exist.
@@ -94,7 +104,7 @@ def read_records(path: str | os.PathLike[str], *, warn: Warn | None = print_warn
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
-                record, problem = record_problem(line.strip(), f"{file} line {number}")
+                record, problem = record_problem(line.strip(), f"{file} line {number}", schema)
                 if record is not None:
                     records.append(record)
                 elif warn is not None:

@@ -272,9 +272,9 @@ def _agreement(args: argparse.Namespace) -> int:
 
 def _tables(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.reports import paper_tables
-    from personal_envs.run_records import read_records
+    from personal_envs.run_records import TableRecord, read_records
 
-    records = [record for path in args.runs for record in read_records(path)]
+    records = [record for path in args.runs for record in read_records(path, schema=TableRecord)]
     print(paper_tables(records))
     return 0
 

@@ -26,7 +26,7 @@ from typing import Any
 from personal_envs.core.errors import InputError
 from personal_envs.core.schema import validate
 from personal_envs.knowu import schema
-from personal_envs.run_records import Warn, print_warning, read_records
+from personal_envs.run_records import TableRecord, Warn, print_warning, read_records
 
 SUCCESS_THRESHOLD = 0.99
 MAX_STEPS = 50
@@ -285,8 +285,8 @@ def load_results(paths: Iterable[str], warn: Warn | None = print_warning) -> lis
     """
     episodes: list[Episode] = []
     for path in paths:
-        for record in read_records(path, warn=warn):
-            where = f"{path} episode {record['episode']} of {record['env_id']}"
+        for number, record in enumerate(read_records(path, warn=warn, schema=TableRecord), start=1):
+            where = f"{path} record {number} (episode {record.get('episode', '?')})"
             try:
                 validate(schema.RecordMetrics, record.get("metrics") or {}, f"{where} metrics")
             except InputError as exc:

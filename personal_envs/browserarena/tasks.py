@@ -35,6 +35,7 @@ from personal_envs.browserarena.judges.rules import (
     navigation_route,
     navigation_scenario,
 )
+from personal_envs.browserarena.schema import OpenTaskItems
 from personal_envs.browserarena.web import hosts
 from personal_envs.browserarena.web.facts import real_facts
 from personal_envs.browserarena.web.news import BANNER_VARIANTS, NewsSite
@@ -52,6 +53,8 @@ from personal_envs.browserarena.web.world import (
 from personal_envs.browserarena.web_access import web_access_metrics
 from personal_envs.browserarena.world import ArenaWorld, trace_summary
 from personal_envs.core.actions import ActionSpec
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import validate
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 
 if TYPE_CHECKING:
@@ -224,9 +227,13 @@ DEFAULT_OPEN_TASKS: tuple[str, ...] = (
 
 
 def open_tasks(items: Sequence[str | Mapping[str, str]] | None = None) -> tuple[OpenTask, ...]:
-    """Open-web tasks from texts or ``{"text", "start_url"}`` dicts (default: :data:`DEFAULT_OPEN_TASKS`)."""
+    """Open-web tasks from texts or ``{"text", "start_url"}`` dicts (default: :data:`DEFAULT_OPEN_TASKS`), checked
+    against :data:`~personal_envs.browserarena.schema.OpenTaskItems` (:class:`~personal_envs.core.errors.InputError`
+    naming the task and the field)."""
+    chosen = list(items) if items else list(DEFAULT_OPEN_TASKS)
+    validate(OpenTaskItems, chosen, "BrowserArena tasks")
     tasks = []
-    for i, item in enumerate(items or DEFAULT_OPEN_TASKS):
+    for i, item in enumerate(chosen):
         text = item if isinstance(item, str) else str(item.get("text", ""))
         start = "about:blank" if isinstance(item, str) else str(item.get("start_url", "about:blank"))
         tasks.append(OpenTask(task_id=f"open-{i:03d}", text=text, start_url=start, category="open"))
@@ -385,11 +392,14 @@ def resolve_tasks(tasks: str | Sequence[str | Mapping[str, str] | ArenaTask] | N
         return list(open_tasks())
     if isinstance(tasks, str):
         if tasks not in TASK_LISTS:
-            raise ValueError(f"unknown BrowserArena task list {tasks!r}; known: {', '.join(TASK_LISTS)}")
+            raise InputError(f"unknown BrowserArena task list {tasks!r}; known: {', '.join(TASK_LISTS)}")
         return list(TASK_LISTS[tasks]())
+    if not isinstance(tasks, Sequence):
+        raise InputError(f"BrowserArena tasks must be a task-list name or a list of tasks, got "
+                         f"{type(tasks).__name__}")
     items = list(tasks)
     if all(isinstance(item, ArenaTask) for item in items):
         return [item for item in items if isinstance(item, ArenaTask)]
     if any(isinstance(item, ArenaTask) for item in items):
-        raise ValueError("give either task objects or open-web task texts, not both")
+        raise InputError("give either task objects or open-web task texts, not both")
     return list(open_tasks([item for item in items if not isinstance(item, ArenaTask)]))

@@ -38,7 +38,7 @@ from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
 from personal_envs.personalwab.scoring import RESULT_FORMULAS
-from personal_envs.personalwab.search import ProductSearch
+from personal_envs.personalwab.search import ProductSearch, TooManyClauses
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
 from personal_envs.simulators.users.base import SimulatedUser
@@ -228,8 +228,12 @@ class PersonalWABEnv(PersonalEnv):
             self._result = self._details(str(args["product_asin"]))
             return StepResult()
         if name == fn.SEARCH:
-            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0.
-            ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0; one with
+            # more distinct terms than Lucene accepts raises, which the official env scores 0 / 0.
+            try:
+                ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            except TooManyClauses as error:
+                raise ActionError(f"Error: {error}") from error
             products = self.backend.data.products
             self._result = fn.official_search_observation([fn.search_contents(products[i]) for i in ids])
             return self._scored({"function": name, "ids": list(ids)})

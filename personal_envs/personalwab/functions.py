@@ -93,11 +93,31 @@ def product_card(product: dict[str, Any], number: int | None = None) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+#: The documents of the official search index, as its term dictionary shows them (``pyserini.index.lucene`` over
+#: JSON documents whose ``contents`` the release does not ship): ten labelled fields, the 13 label terms of which
+#: ("title", "parent", "asin", "main", "categori", "averag", "rate", "number", "price", "store", "detail",
+#: "descript", "featur") are in every one of the 35,772 documents; details as JSON with ASCII escapes (the index
+#: holds "u2026"-like terms), features and description as Python lists (it holds "n" from "\\n"), no other field
+#: (no category list, images or videos).  The order of the fields is the official memory's product block.
+SEARCH_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Title", "title"), ("Parent Asin", "parent_asin"), ("Main Category", "main_category"),
+    ("Average Rating", "average_rating"), ("Rating Number", "rating_number"), ("Price", "price"),
+    ("Store", "store"), ("Details", "details"), ("Description", "description"), ("Features", "features"),
+)
+
+
+def official_value(product: dict[str, Any], key: str) -> str:
+    """A product field as the official code prints it: ``json.dumps`` for details, ``str`` for the rest."""
+    value = product.get(key)
+    if key == "details":
+        return json.dumps(value)
+    return value if isinstance(value, str) else str(value)
+
+
 def search_contents(product: dict[str, Any]) -> str:
-    """The searchable ``contents`` of a product (indexed and shown by ``search_product_by_query``): the product
-    card without number.  It holds the ``parent_asin``, as the official index's contents must for the official
-    scorer (a substring test of the target ASIN on each result text) to ever find the target."""
-    return product_card(product).strip("\n")
+    """The ``contents`` of a product in the search index (what ``search_product_by_query`` ranks and shows):
+    one ``- Label: value`` line per field of :data:`SEARCH_FIELDS`."""
+    return "\n".join(f"- {label}: {official_value(product, key)}" for label, key in SEARCH_FIELDS)
 
 
 def official_search_observation(contents: list[str]) -> str:

@@ -37,6 +37,7 @@ from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
+from personal_envs.personalwab.official_texts import load_user_texts, release_for
 from personal_envs.personalwab.scoring import RESULT_FORMULAS
 from personal_envs.personalwab.search import ProductSearch, TooManyClauses
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
@@ -178,12 +179,24 @@ class PersonalWABEnv(PersonalEnv):
             raise ValueError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
         if result_formula not in RESULT_FORMULAS:
             raise ValueError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
-        super().__init__(fn.function_specs(details_function), max_steps=max_steps, render_mode=render_mode)
+        backend = shared_backend(data_dir, data, dict(generate or {}))
+        #: The official texts (tool descriptions, system prompts, agent templates) when the release files are there.
+        self.release = release_for(backend.data.source)
+        self._official_tools = self.release.function_infos()
+        user_texts = load_user_texts(self.release.path("user.py"))
+        #: The official product templates: the numbered recommendation card, the details card, the review task's.
+        self._cards: dict[str, str | None] = {
+            "recommend": self.release.constant("functions/get_recommendations_by_history.py", "Product_Prompt"),
+            "details": self.release.constant("functions/get_product_details_by_asin.py", "Product_Prompt"),
+            "review": user_texts.product_template if user_texts is not None else None,
+        }
+        super().__init__(fn.function_specs(details_function, self._official_tools), max_steps=max_steps,
+                         render_mode=render_mode)
         self.result_formula = result_formula
         self.mode = mode
         self.split = split
         self.memory = memory
-        self.backend = shared_backend(data_dir, data, dict(generate or {}))
+        self.backend = backend
         records = self.backend.data.tasks(split, task_type)
         if not records:
             raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
@@ -207,6 +220,20 @@ class PersonalWABEnv(PersonalEnv):
         self._instruction = ""
         self._result = ""
 
+    # ------------------------------------------------------------------------------------------ agent-facing texts
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The functions as OpenAI tools: with the release files, the official ``__info__`` of each offered function
+        verbatim (then ``respond``); otherwise the project's descriptions."""
+        if self._official_tools is not None:
+            return fn.official_tool_schemas(self.action_specs, self._official_tools)
+        return super().tool_schemas()
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The official env's system prompt for this mode (``SYS_PROMPT_SINGLE``, or ``SYS_PROMPT_MULTI`` with the
+        step limit), read from the release; ``None`` without its files."""
+        return self.release.system_prompt(self.mode == "multi", self.max_steps)
+
     # ------------------------------------------------------------------------------------------ hooks
     @property
     def num_tasks(self) -> int:
@@ -215,7 +242,7 @@ class PersonalWABEnv(PersonalEnv):
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
         task = self.task = self.tasks[task_index]
         self._result = ""
-        self._instruction = task.instruction()
+        self._instruction = task.instruction(self._cards["review"])
         return {**task.setup(self.world, self.np_random), "mode": self.mode}
 
     def _execute(self, action: Action) -> StepResult:
@@ -279,7 +306,7 @@ class PersonalWABEnv(PersonalEnv):
         ids: list[str] = []
         if known:
             ids = list(self.backend.recommender().recommend(known[-fn.MAX_SEQUENCE:], k=fn.TOP_K))
-        self._result = fn.official_recommend_observation([products[i] for i in ids])
+        self._result = fn.official_recommend_observation([products[i] for i in ids], self._cards["recommend"])
         return self._scored({"function": fn.RECOMMEND, "ids": ids})
 
     def _scored(self, call: dict[str, Any]) -> StepResult:
@@ -289,17 +316,18 @@ class PersonalWABEnv(PersonalEnv):
     # ------------------------------------------------------------------------------------------ helpers
 
     def _details(self, asin: str) -> str:
+        """The official details text (an unknown ASIN: ``Product not found.``, as officially, not an error)."""
+        template = self._cards["details"]
+        product = self.backend.data.products.get(asin)
+        if product is None:
+            return "Product not found."
+        if template is not None:
+            return fn.fill_product(template, product)
         text = self.backend.details_cache.get(asin)
         if text is None:
-            text = fn.format_product(self._product(asin), full=True)
+            text = fn.format_product(product, full=True)
             self.backend.details_cache[asin] = text
         return text
-
-    def _product(self, asin: str) -> dict[str, Any]:
-        product = self.backend.data.products.get(asin.strip())
-        if product is None:
-            raise ActionError(f"unknown product ASIN {asin[:40]!r}")
-        return product
 
     def _logs(self) -> str:
         if self.memory == "none" or self.task is None:

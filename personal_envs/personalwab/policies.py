@@ -79,7 +79,7 @@ class HeuristicPolicy(Policy):
     @staticmethod
     def _review(observation: dict[str, Any]) -> str:
         instruction = str(observation.get("instruction", ""))
-        title_match = re.search(r"Here is the product information:.*?- title: ([^\n]+)", instruction, re.S)
+        title_match = re.search(r"Here is the product information:.*?- title: ([^\n]+)", instruction, re.S | re.I)
         title = title_match.group(1).strip() if title_match else "this product"
         history = parse_logs(str(observation.get("logs", "")))
         past = [str(r.get("review") or "") for r in history if r.get("review")]
@@ -95,7 +95,7 @@ def _titles(result: str) -> str:
         entries = []
     lines = []
     for i, entry in enumerate(entries if isinstance(entries, list) else []):
-        match = re.search(r"- title: ([^\n]+)", str(entry))
+        match = re.search(r"- title: ([^\n]+)", str(entry), re.I)
         if match:
             lines.append(f"Product {i}: {match.group(1)}")
     return "\n".join(lines)[:2000]

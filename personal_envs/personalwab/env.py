@@ -47,6 +47,9 @@ from personal_envs.simulators.users.base import SimulatedUser
 logger = logging.getLogger(__name__)
 
 MODES = ("single", "multi")
+#: Token budgets the generic LLM policy gives this env's fields: a function's result whole, as the official agent
+#: sees it (ten products of the official catalogue are about 6,000 tokens, of the generated one about 3,000).
+LLM_FIELD_TOKENS = {"result": 12_000}
 MEMORY_MODES = ("all", "none")
 MAX_STEPS = 10
 
@@ -219,6 +222,9 @@ class PersonalWABEnv(PersonalEnv):
         self.task: PersonalWABTask | None = None
         self._instruction = ""
         self._result = ""
+
+    #: Field budgets for :class:`personal_envs.policies.llm.LLMPolicy` (the result is not cut to 1,000 tokens).
+    llm_field_tokens = LLM_FIELD_TOKENS
 
     # ------------------------------------------------------------------------------------------ agent-facing texts
     def tool_schemas(self) -> list[dict[str, Any]]:

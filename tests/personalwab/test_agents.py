@@ -194,3 +194,26 @@ def test_an_endpoint_failure_ends_the_episode_with_the_error_recorded():
         agent = OfficialAgent(env, client=ChatClient(base_url=server.base_url, model="m", max_retries=0))
         info = run(env, agent, search_index(env))
     assert agent.errors and "bad request" in agent.errors[0] and info["metrics"]["function_accuracy"] == 0.0
+
+
+def test_the_generic_llm_policy_sees_all_ten_results_as_the_official_agent_does():
+    """A search result of the generated catalogue is about 3,000 tokens: the env's field budget shows it whole (a
+    1,000-token cut showed the first 3 or 4 products)."""
+    from personal_envs.policies.llm import LLMPolicy
+
+    env = PersonalWABEnv(mode="multi", generate={"n_users": 4, "n_products": 300}, review_similarity=lambda a, b: 0.5)
+    seen = {}
+    for budgets in (None, {"result": 1000}):
+        replies = iter([{"tool_calls": [{"name": fn.SEARCH, "arguments": {"query": "gear for everyday use"}}]},
+                        {"tool_calls": [{"name": fn.STOP, "arguments": {}}]}])
+        with ScriptedChatServer(lambda r, replies=replies: next(replies)) as server:
+            policy = LLMPolicy(env, client=ChatClient(base_url=server.base_url, model="m"), field_budgets=budgets,
+                               tokenizer="estimate")
+            obs, info = env.reset(seed=0, options={"task_index": 0})
+            policy.reset(obs, info)
+            obs, *_ = env.step(policy.act(obs, info))
+            policy.act(obs, info)
+        shown = server.requests[1]["messages"][-1]["content"]
+        seen[str(budgets)] = sum(f"Product {i}: " in shown for i in range(10))
+        assert obs["result"].count("Product ") == 10
+    assert seen["None"] == 10 and seen["{'result': 1000}"] < 10

@@ -24,8 +24,9 @@ def task_text(instruction: str) -> str:
 class HeuristicPolicy(Policy):
     """Chooses the function from the instruction's words and builds arguments from the instruction and memory.
 
-    Single-turn: one task-function call.  Multi-turn: asks the user one clarifying question for search tasks,
-    searches with the instruction plus the answer, presents the results, refines once on a new clue, then stops.
+    Single-turn: one task-function call.  Multi-turn, search tasks: searches with the instruction, presents the
+    results, asks the user one clarifying question, searches again with the instruction plus the answer, presents
+    the results, then stops (the episode keeps the better search).
     """
 
     name = "heuristic"
@@ -41,7 +42,7 @@ class HeuristicPolicy(Policy):
         if not self.multi:
             self._plan = [kind]
         elif kind == "search":
-            self._plan = ["ask", "search", "present", "search", "present", "stop"]
+            self._plan = ["search", "present", "ask", "search", "present", "stop"]
         else:
             self._plan = [kind, "present", "stop"]
 

@@ -153,5 +153,9 @@ class ProductSearch:
         docs, values = self._score(query)
         if len(docs) == 0 or k <= 0:
             return []
+        if len(docs) > k:  # keep the documents scoring at least the k-th best score (ties included), then sort
+            kth = values[np.argpartition(-values, k - 1)[k - 1]]
+            keep = values >= kth
+            docs, values = docs[keep], values[keep]
         order = np.lexsort((self._id_rank[docs], -values))[:k]
         return [self.ids[int(docs[i])] for i in order]

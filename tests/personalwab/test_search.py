@@ -78,6 +78,14 @@ def test_equal_scores_are_ordered_by_id_as_anserini_sorts_them():
     assert ProductSearch(["B1", "B2"], texts).search("kettle") == ["B1", "B2"]
 
 
+def test_more_ties_than_hits_keep_the_smallest_ids():
+    ids = [f"B{i:02d}" for i in (7, 3, 14, 0, 11, 5, 9, 1, 13, 2, 8, 12, 4, 10, 6)]
+    search = ProductSearch(ids, ["kettle"] * len(ids))
+    assert search.search("kettle") == [f"B{i:02d}" for i in range(10)]
+    texts = ["kettle"] * 14 + ["kettle kettle"]  # one better document, then the tied ones by id
+    assert ProductSearch(ids, texts).search("kettle")[:3] == ["B06", "B00", "B01"]
+
+
 def test_a_query_with_too_many_distinct_terms_fails_as_in_lucene():
     """Lucene 9.5 answers 1,024 distinct terms (unknown ones included) and fails on 1,025."""
     search = ProductSearch(list(CORPUS), list(CORPUS.values()))

@@ -13,7 +13,7 @@ for the elements and the listeners the page's scripts add (:class:`PageFacts`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -303,7 +303,7 @@ class AxWalker:
             return ""
         display = self.styles.display(el)
         block = display not in ("inline", "contents")
-        children: list[Node] = el.children
+        children: Sequence[Node] = el.children
         if tag == "details" and "open" not in el.attrs:
             children = [c for c in el.children if isinstance(c, Element) and c.tag == "summary"][:1]
         text = "".join(self.text_of(child, depth + 1) for child in children)

@@ -84,6 +84,8 @@ class _Rendered:
     next_bid: int = 1
     pristine: tuple[str, dict[str, ElementInfo]] | None = None
     holder: TextPage | None = None
+    #: A script changed the tree: it is no longer the page as loaded and is not reused.
+    stale: bool = False
 
 
 @dataclass
@@ -140,6 +142,7 @@ class TextPage:
             self._styles.invalidate()
         self._layout = None
         if self.rendered is not None:
+            self.rendered.stale = True
             self.rendered.holder = None
             self.rendered = None
 
@@ -282,6 +285,9 @@ class TextSession:
         self.pages_loaded += 1
         key = (url, status, markup)
         rendered = self._rendered.get(key)
+        if rendered is not None and rendered.stale:
+            del self._rendered[key]
+            rendered = None
         if rendered is not None and (rendered.holder is None or not self._shown(rendered.holder)):
             self._rendered.move_to_end(key)
             self.pages_reused += 1
@@ -508,9 +514,10 @@ class TextSession:
         return self.click_element(page, element)
 
     def click_element(self, page: TextPage, element: Element) -> str:
-        """A mouse click on ``element``: focus, the page's scripts, then the default action."""
-        focus_target = element.closest(self._focusable)
-        self._focus(page, focus_target)
+        """A mouse click on ``element``: focus (links are not focused by a click), the page's scripts, then the
+        default action."""
+        self._scroll_into_view(page, element)
+        self._focus(page, element.closest(self._focusable))
         for script in list(page.scripts):
             if script.on_click(self, page, element):
                 page.changed()
@@ -520,10 +527,10 @@ class TextSession:
     def _activate(self, page: TextPage, element: Element) -> str:
         link = element.closest(lambda e: e.tag in ("a", "area") and "href" in e.attrs)
         if link is not None:
-            href = link.attrs["href"].strip()
-            if href.startswith("#"):
-                return ""
-            return self.navigate(urljoin(page.url, href))
+            target = urljoin(page.url, link.attrs["href"].strip())
+            if target.split("#", 1)[0] == page.url.split("#", 1)[0] and "#" in target:
+                return self._fragment(page, target)
+            return self.navigate(target)
         label = element.closest(lambda e: e.tag == "label")
         if label is not None and element.tag not in ("input", "select", "textarea", "button"):
             control = AxWalker(page.document, page.styles, PageFacts(page.url)).label_control(label)
@@ -570,6 +577,37 @@ class TextSession:
                 elif field_element.tag == "textarea":
                     field_element.value = field_element.text_content
             page.changed()
+        return ""
+
+    def _scroll_into_view(self, page: TextPage, element: Element) -> None:
+        """Scroll so that ``element`` is in view, centred, as Playwright does before it clicks (if it is not)."""
+        box = page.layout(self.viewport).boxes.get(id(element))
+        if box is None:
+            return
+        top, height = box[1] - page.scroll_y, box[3]
+        if top >= 0 and top + height <= self.viewport[1]:
+            return
+        limit = max(0.0, page.layout(self.viewport).height - self.viewport[1])
+        page.scroll_y = max(0.0, min(box[1] + height / 2 - self.viewport[1] / 2, limit))
+
+    def _fragment(self, page: TextPage, url: str) -> str:
+        """A link to a place in the same document: the URL changes (a history entry), the focus leaves the link and
+        the place scrolls into view."""
+        self._focus(page, None)
+        tab = self._tabs[self._active]
+        if url != page.url:
+            page.url = url
+            del tab.history[tab.index + 1:]
+            tab.history.append(url)
+            tab.index = len(tab.history) - 1
+            page.changed()
+        name = url.split("#", 1)[1]
+        target = page.document.get_element_by_id(name) if name else None
+        if target is not None:
+            box = page.layout(self.viewport).boxes.get(id(target))
+            if box is not None:
+                height = page.layout(self.viewport).height
+                page.scroll_y = max(0.0, min(box[1], height - self.viewport[1]))
         return ""
 
     def _changed(self, page: TextPage, element: Element) -> None:

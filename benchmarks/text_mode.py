@@ -60,7 +60,8 @@ def run_resets(env: Any, resets: int, seed: int) -> float:
 
 def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, seed: int) -> float:
     """Env-steps per second of ``num_envs`` async text-mode envs."""
-    vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="async", render="text", **kwargs)
+    vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="async", render="text",
+                       vector_kwargs={"shared_memory": False}, **kwargs)
     try:
         rng = np.random.default_rng(seed)
         probe = gym.make(env_id, render="text", **kwargs)

@@ -191,14 +191,14 @@ class WebMallEnv(PersonalEnv):
         render: str = "browser",
     ) -> None:
         if render not in RENDERS:
-            raise ValueError(f"render must be one of {RENDERS}, got {render!r}")
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
         if render == "text":
             if "screenshot" in observation_mode:
-                raise ValueError("render='text' has no screenshots: use observation_mode 'axtree' or 'axtree+memory'")
+                raise InputError("render='text' has no screenshots: use observation_mode 'axtree' or 'axtree+memory'")
             if shop_urls is not None:
-                raise ValueError("render='text' runs the embedded shops only (no shop_urls)")
+                raise InputError("render='text' runs the embedded shops only (no shop_urls)")
             if axtree_format != "browsergym":
-                raise ValueError("render='text' writes BrowserGym's AX-tree text only (axtree_format='browsergym')")
+                raise InputError("render='text' writes BrowserGym's AX-tree text only (axtree_format='browsergym')")
         self.render_backend = render
         if scoring not in SCORINGS:
             raise InputError(f"scoring must be one of {SCORINGS}, got {scoring!r}")

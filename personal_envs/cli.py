@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Ray cluster address for --backend ray (default: $RAY_ADDRESS, else a local Ray)")
     run.add_argument("--no-trajectories", action="store_true",
                      help="do not write per-episode trajectories (default: RESULTS.trajectories/ beside --out)")
+    run.add_argument("--max-failed", type=float, default=None, metavar="FRACTION",
+                     help="exit with status 1 when more than this fraction of the episodes failed (an error, such "
+                          "as no valid model reply; default 0.1)")
 
     view = commands.add_parser("view", help="show runs' episodes in a local web page (or export it as HTML)")
     view.add_argument("runs", nargs="+", type=Path, help="results files of 'personal-envs eval'")
@@ -180,10 +183,15 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from personal_envs.run_extras import DEFAULT_MAX_FAILED_FRACTION, failed_fraction_error
     from personal_envs.runner import EvalConfig, evaluate, report
 
     if args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    max_failed = DEFAULT_MAX_FAILED_FRACTION if args.max_failed is None else args.max_failed
+    if not 0.0 <= max_failed <= 1.0:
+        print("error: --max-failed must be a fraction between 0 and 1", file=sys.stderr)
         return 2
     config = EvalConfig(
         env_id=args.env, policy=args.policy, episodes=args.episodes, workers=args.workers, out=args.out,
@@ -208,6 +216,10 @@ def _eval(args: argparse.Namespace) -> int:
         from personal_envs.trajectories.commands import print_size_report
 
         print_size_report(config)
+    failed = failed_fraction_error(records, max_failed)
+    if failed is not None:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

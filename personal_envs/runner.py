@@ -11,6 +11,7 @@ benchmark's report function turns the records into the paper's table.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import multiprocessing as mp
@@ -30,9 +31,24 @@ from tqdm import tqdm
 
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
-from personal_envs.policies.base import Policy
-from personal_envs.run_config import check_and_store, fingerprint
-from personal_envs.run_extras import episode_extras, fatal_llm_failure, summary_lines
+from personal_envs.policies.base import Policy, PolicyGaveUp
+from personal_envs.run_config import (
+    ConfigMismatch,
+    check_and_store,
+    fingerprint,
+    record_served_model,
+    served_model_on_file,
+    store_served_model,
+)
+from personal_envs.run_extras import (
+    episode_extras,
+    exclusion_lines,
+    fatal_llm_failure,
+    llm_episode_failure,
+    partial_failure_line,
+    split_failed,
+    summary_lines,
+)
 from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
@@ -65,6 +81,9 @@ class EvalConfig:
     ray_address: str | None = None
     #: Write each episode's trajectory next to the results file (``personal_envs.trajectories``).
     trajectories: bool = True
+    #: The model the results file's episodes came from, set by :func:`evaluate` when resuming; a policy with an
+    #: ``expected_model`` attribute (the LLM policy) gives up at its first reply from another model.
+    expected_model: str | None = None
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
@@ -82,6 +101,13 @@ def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, *
     if name not in factories:
         raise KeyError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")
     policy = load_object(factories[name])(env, seed=seed, **kwargs)
+    return policy
+
+
+def _make_run_policy(config: EvalConfig, env: gym.Env[Any, Any]) -> Policy:
+    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+    if config.expected_model and hasattr(policy, "expected_model"):
+        policy.expected_model = config.expected_model
     return policy
 
 
@@ -121,9 +147,12 @@ def run_episode(
         else:
             record["error"] = f"episode did not end within {max_env_steps} steps"
         record["reward"] = total
+    except PolicyGaveUp as exc:  # e.g. no valid model reply: an error, never a score
+        record["error"] = str(exc)
     except Exception as exc:  # a failing episode is recorded, the run goes on
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     _add_extras(env, policy, record)
+    _unscore_without_model_reply(record)
     record["runtime_s"] = round(time.perf_counter() - started, 4)
     if writer is not None:
         writer.finish(record)
@@ -193,6 +222,19 @@ def _add_extras(env: gym.Env[Any, Any], policy: Policy, record: dict[str, Any]) 
         record["extras_error"] = f"{type(exc).__name__}: {exc}"
 
 
+def _unscore_without_model_reply(record: dict[str, Any]) -> None:
+    """An episode without a valid model reply is an error: no score, and the env's metrics (a policy that never
+    spoke may look like one that rightly stayed silent) are kept aside under ``unscored_metrics``."""
+    failure = llm_episode_failure(record)
+    if failure is None:
+        return
+    record["error"] = record.get("error") or failure
+    record["score"] = None
+    if record.get("metrics"):
+        record["unscored_metrics"] = record["metrics"]
+    record["metrics"] = {}
+
+
 def _check_configuration(config: EvalConfig, has_records: bool) -> None:
     """Refuse to resume a results file written with another configuration (see :mod:`personal_envs.run_config`)."""
     check_and_store(config.results_path(), fingerprint(config.env_id, config.policy, config.env_kwargs,
@@ -237,7 +279,7 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
 
     env = gym.make(config.env_id, **config.env_kwargs)
     try:
-        policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+        policy = _make_run_policy(config, env)
         while (episode := tasks.get()) is not None:
             results.put(
                 run_episode(
@@ -277,14 +319,38 @@ def _run_parallel(config: EvalConfig, episodes: Sequence[int]) -> Iterator[dict[
             received += 1
             yield record
     finally:
-        for worker in workers:
-            worker.join(timeout=60)
-            if worker.is_alive():
-                worker.terminate()
+        _stop_workers(workers, tasks, results, early=received < len(episodes))
+
+
+#: Seconds stopping workers may take before they are terminated (each finishes its current episode meanwhile).
+WORKER_STOP_S = 60.0
+
+
+def _stop_workers(workers: Sequence[Any], tasks: Any, results: Any, *, early: bool) -> None:
+    """Let the workers finish: after an early stop (a fatal error) the episodes not started are withdrawn; the
+    results still arriving are read and dropped (a worker cannot exit while its results fill the pipe), and a
+    worker still running after :data:`WORKER_STOP_S` is terminated."""
+    if early:
+        while True:
+            try:
+                tasks.get_nowait()
+            except Exception:
+                break
+        for _ in workers:
+            tasks.put(None)
+    deadline = time.monotonic() + WORKER_STOP_S
+    while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            results.get(timeout=0.2)
+    for worker in workers:
+        worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.terminate()
+            worker.join(timeout=10)
 
 
 def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any]) -> Iterator[dict[str, Any]]:
-    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+    policy = _make_run_policy(config, env)
     for episode in episodes:
         yield run_episode(
             env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
@@ -332,6 +398,8 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
         raise ValueError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
     existing = [r for r in resumable_records(log.path) if mine(r)]
     _check_configuration(config, has_records=bool(existing))
+    file_model = served_model_on_file(log.path, config.env_id, config.policy, existing)
+    config.expected_model = file_model
     done = {int(r["episode"]) for r in existing if not r.get("error")}
     in_process = config.backend != "ray" and config.workers == 1
     local = _LocalEnv(config)
@@ -358,9 +426,22 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
             bar = tqdm(total=len(todo), desc=f"{config.env_id} / {config.policy}", unit="ep",
                        disable=not config.progress)
             for record in records:
+                model = record_served_model(record)
+                if model and file_model and model != file_model:
+                    bar.close()
+                    getattr(records, "close", lambda: None)()
+                    raise ConfigMismatch(
+                        f"the endpoint answered episode {record.get('episode')} with model {model!r}, but the "
+                        f"episodes in {config.results_path()} came from {file_model!r}; the episode was not "
+                        "added: serve the same model, or use another --out")
                 log.append(record)
+                if model and not file_model:
+                    file_model = model
+                    store_served_model(log.path, config.env_id, config.policy, model)
                 bar.update(1)
-                bar.set_postfix(score=f"{record.get('score', 0.0):.2f}", refresh=False)
+                score = record.get("score")
+                bar.set_postfix(score="error" if record.get("error") or score is None else f"{score:.2f}",
+                                refresh=False)
                 fatal = fatal_llm_failure(record)
                 if fatal is not None:
                     bar.close()
@@ -377,14 +458,19 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
 
 def report(env_id: str, records: Sequence[dict[str, Any]]) -> str:
-    """The benchmark's table for ``records`` (plus a count of failed episodes)."""
+    """The benchmark's table over the scored episodes; failed episodes (an error, such as no valid model reply) are
+    left out of it and counted below it with their reasons, next to the partial failures of the scored ones."""
     entry = entry_for(env_id)
-    text = load_object(entry.report)(list(records)) if entry.report else f"{len(records)} episodes"
-    failed = [r for r in records if r.get("error")]
-    if failed:
-        first = str(failed[0]["error"]).splitlines()[0]
-        text += f"\n{len(failed)} episode(s) failed; first error: {first}"
-    extra = summary_lines(records)
-    if extra:
-        text = str(text) + "\n" + "\n".join(extra)
-    return str(text)
+    scored, _ = split_failed(records)
+    if not scored:
+        text = f"no scored episode: all {len(records)} failed"
+    else:
+        text = str(load_object(entry.report)(list(scored)) if entry.report else f"{len(scored)} episodes")
+    lines = exclusion_lines(records)
+    partial = partial_failure_line(records)
+    if partial:
+        lines.append(partial)
+    lines += summary_lines(records)
+    if lines:
+        text = text + "\n" + "\n".join(lines)
+    return text

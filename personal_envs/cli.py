@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--threads", type=int, default=1, help="CPU threads (1 leaves room for the envs)")
     serve.add_argument("--chat-format", default="chatml-function-calling",
                        help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
+    serve.add_argument("--extra-bufts", choices=["auto", "on", "off"], default="auto",
+                       help="llama.cpp's extra weight buffers (repacking); auto: off on CPUs with AMX, whose kernel "
+                            "crashes on the first request")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
 
     from personal_envs.backends.cli import add_parser as add_backend_parser
@@ -152,7 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 
-        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run)
+        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run,
+                     extra_bufts=args.extra_bufts)
     return _fetch(args)
 
 

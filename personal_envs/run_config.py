@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import ReportedError
 from personal_envs.llm.client import BASE_URL_ENV, MODEL_ENV, MODEL_FALLBACK_ENV
 
 #: Sidecar key of the model the server reported answering with (not part of the configuration comparison).
@@ -27,7 +28,7 @@ SERVED_MODEL_KEY = "served_model"
 EXCLUDED_POLICY_KEYS = frozenset({"api_key", "client"})
 
 
-class ConfigMismatch(RuntimeError):
+class ConfigMismatch(ReportedError):
     """The results file was written by a run with another configuration."""
 
 

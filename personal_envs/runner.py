@@ -29,6 +29,7 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
+from personal_envs.core.errors import ReportedError
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy, PolicyGaveUp
@@ -111,9 +112,25 @@ def _make_run_policy(config: EvalConfig, env: gym.Env[Any, Any]) -> Policy:
     return policy
 
 
+class EpisodeObserver:
+    """Watches the episodes of an in-process run as they happen (the notebook prints and shows screens with it).
+    Every method is optional; an observer must not change the env."""
+
+    def on_reset(self, env: gym.Env[Any, Any], episode: int, observation: dict[str, Any], info: dict[str, Any]
+                 ) -> None:
+        """After ``env.reset`` of ``episode``."""
+
+    def on_step(self, env: gym.Env[Any, Any], step: int, action: Any, observation: dict[str, Any], reward: float,
+                info: dict[str, Any]) -> None:
+        """After each ``env.step`` (``step`` counts from 1)."""
+
+    def on_end(self, env: gym.Env[Any, Any], record: dict[str, Any]) -> None:
+        """When the episode's record is complete (before it is written), the env still open."""
+
+
 def run_episode(
     env: gym.Env[Any, Any], policy: Policy, *, env_id: str, policy_name: str, episode: int, seed: int,
-    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None,
+    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None, observer: EpisodeObserver | None = None,
 ) -> dict[str, Any]:
     """Run one episode and return its record (never raises: failures are recorded in ``error``)."""
     started = time.perf_counter()
@@ -132,6 +149,8 @@ def run_episode(
         policy.reset(obs, info)
         if writer is not None:
             writer.reset(obs, info)
+        if observer is not None:
+            observer.on_reset(env, episode, obs, info)
         total = 0.0
         for _ in range(max_env_steps):
             action = policy.act(obs, info) if writer is None else writer.act(policy, obs, info)
@@ -140,6 +159,8 @@ def run_episode(
                 writer.step(action, obs, reward, terminated, truncated, info)
             total += float(reward)
             record["steps"] += 1
+            if observer is not None:
+                observer.on_step(env, record["steps"], action, obs, float(reward), info)
             if terminated or truncated:
                 record["metrics"] = info.get("metrics", {})
                 record["score"] = float(info.get("score", reward))
@@ -154,13 +175,15 @@ def run_episode(
     _add_extras(env, policy, record)
     _unscore_without_model_reply(record)
     record["runtime_s"] = round(time.perf_counter() - started, 4)
+    if observer is not None:
+        observer.on_end(env, record)
     if writer is not None:
         writer.finish(record)
     return record
 
 
 # ---------------------------------------------------------------------------------- output and resume checks
-class OutputPathError(RuntimeError):
+class OutputPathError(ReportedError):
     """The results file cannot be written (read-only folder, a file where a folder should be, ...)."""
 
 
@@ -210,7 +233,7 @@ def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
     return records
 
 
-class LLMRunAborted(RuntimeError):
+class LLMRunAborted(ReportedError):
     """The policy's LLM endpoint failed every call of an episode for a reason that will not go away."""
 
 
@@ -349,12 +372,14 @@ def _stop_workers(workers: Sequence[Any], tasks: Any, results: Any, *, early: bo
             worker.join(timeout=10)
 
 
-def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any]) -> Iterator[dict[str, Any]]:
+def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any],
+               observer: EpisodeObserver | None = None) -> Iterator[dict[str, Any]]:
     policy = _make_run_policy(config, env)
     for episode in episodes:
         yield run_episode(
             env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
             seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
+            observer=observer,
         )
 
 
@@ -385,9 +410,13 @@ def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
         env.close()
 
 
-def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
-    """Run the evaluation; return every record of this env id and policy in the results file."""
+def evaluate(config: EvalConfig, observer: EpisodeObserver | None = None) -> list[dict[str, Any]]:
+    """Run the evaluation; return every record of this env id and policy in the results file.
+
+    ``observer`` watches the episodes as they run (in-process runs only: one worker, local backend)."""
     entry_for(config.env_id)  # fail early, with the known ids, on a typo
+    if observer is not None and (config.workers != 1 or config.backend != "local"):
+        raise ValueError("an observer needs an in-process run (workers=1, backend='local')")
     check_output_path(config.results_path())  # before the first episode, not after it
     log = JsonlLog(config.results_path())
 
@@ -420,7 +449,7 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
                 records = run_ray(config, todo)
             elif in_process:
-                records = _run_local(config, todo, local.get())
+                records = _run_local(config, todo, local.get(), observer)
             else:
                 records = _run_parallel(config, todo)
             bar = tqdm(total=len(todo), desc=f"{config.env_id} / {config.policy}", unit="ep",

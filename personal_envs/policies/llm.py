@@ -873,10 +873,17 @@ def _json_objects(text: str) -> Iterator[tuple[dict[str, Any], list[str]]]:
 
 def make_llm_policy(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> LLMPolicy:
     """Factory for ``--policy llm``: client settings (``base_url``, ``model``, ``api_key``, ``timeout``,
-    ``max_retries``, ``backoff_s``, ``max_timeout_retries``) build the client, the rest goes to
-    :class:`LLMPolicy`."""
-    client_keys = ("base_url", "model", "api_key", "timeout", "max_retries", "backoff_s", "max_timeout_retries")
+    ``connect_timeout``, ``max_retries``, ``backoff_s``, ``max_timeout_retries``) build the client, the rest goes
+    to :class:`LLMPolicy`.  ``memory`` may be the arguments of a history memory baseline as a JSON object
+    (``{"kind": "last", "k": 5}``: :class:`personal_envs.personalwab.memory.HistoryMemory`, over the ``logs``
+    field), so it can be given on the command line and recorded in the run's configuration."""
+    client_keys = ("base_url", "model", "api_key", "timeout", "connect_timeout", "max_retries", "backoff_s",
+                   "max_timeout_retries")
     client_kwargs = {key: kwargs.pop(key) for key in client_keys if key in kwargs}
+    if isinstance(kwargs.get("memory"), Mapping):
+        from personal_envs.personalwab.memory import HistoryMemory
+
+        kwargs["memory"] = HistoryMemory(**kwargs["memory"])
     client = kwargs.pop("client", None) or ChatClient(**client_kwargs)
     return LLMPolicy(env, client=client, seed=seed, **kwargs)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from personal_envs.runner import EvalConfig, evaluate
+from personal_envs.runner import EpisodeObserver, EvalConfig, evaluate
 from tests.conftest import skip_unless_real_llm
 
 pytestmark = pytest.mark.real_llm
@@ -82,13 +82,25 @@ def test_every_step_reaches_the_env_as_an_action_or_a_recorded_error(env_id: str
           f"actions {[e.get('action', 'ERROR') for e in llm['trace']]}")
 
 
+class _PrintSteps(EpisodeObserver):
+    """Prints each step's model call as it ends (the run takes long on a shared machine)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+
+    def on_step(self, env: Any, step: int, action: Any, observation: dict[str, Any], reward: float,
+                info: dict[str, Any]) -> None:
+        name = action.get("action_type") if isinstance(action, dict) else action
+        print(f"step {step:2d} at {time.monotonic() - self.started:7.1f} s: {name}", flush=True)
+
+
 def test_knowu_proactive_runs_50_steps_without_a_context_overflow(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     with LocalModelServer(ctx=8192, threads=1, log_path=log) as running:
         records = evaluate(EvalConfig(
             "KnowU-Proactive-v0", "llm", episodes=1, out=tmp_path / "k.jsonl", progress=False, trajectories=False,
-            policy_kwargs={"base_url": running.base_url, "timeout": 300, "max_tokens": 128,
-                           "context_tokens": 8192}))
+            policy_kwargs={"base_url": running.base_url, "timeout": 1200, "max_tokens": 128,
+                           "context_tokens": 8192}), observer=_PrintSteps())
     record = records[0]
     llm = record["llm"]
     trace = llm["trace"]

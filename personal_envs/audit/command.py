@@ -7,23 +7,20 @@ import sys
 
 from personal_envs.audit.report import AuditReport, render
 from personal_envs.audit.shortcuts import DEFAULT_BEAM, DEFAULT_BUDGET, DEFAULT_MAX_PROGRAMS, audit_shortcuts
+from personal_envs.core.errors import InputError
 from personal_envs.core.recorder import write_json_atomic
 
 
 def shortcuts_command(args: argparse.Namespace) -> int:
     """Run the audit for ``args.env`` (ids or ``all``); 0 when no undocumented shortcut was flagged, 1 when one
-    was, 2 on a usage error."""
+    was.  An unknown id is an :class:`InputError` (the CLI prints it and exits 2)."""
     from personal_envs.core.registration import all_env_ids
 
     env_ids = [e for name in args.env for e in (all_env_ids() if name == "all" else [name])]
     unknown = [e for e in env_ids if e not in all_env_ids()]
     if unknown:
-        print(f"error: unknown env id {unknown[0]!r}; known ids: {', '.join(all_env_ids())}", file=sys.stderr)
-        return 2
+        raise InputError(f"unknown env id {unknown[0]!r}; known ids: {', '.join(all_env_ids())}")
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
-    if budget < 1 or (args.beam is not None and args.beam < 1) or (args.programs is not None and args.programs < 0):
-        print("error: --budget and --beam must be at least 1, --programs at least 0", file=sys.stderr)
-        return 2
     reports: list[AuditReport] = []
     for env_id in env_ids:
         report = audit_shortcuts(env_id, budget, beam=args.beam or DEFAULT_BEAM,

@@ -27,6 +27,7 @@ import gymnasium as gym
 from personal_envs.audit.programs import CandidateSource, Choice, Script, degenerate_policies
 from personal_envs.audit.report import AuditReport, Row, judge
 from personal_envs.audit.spec import AuditSpec
+from personal_envs.core.errors import InputError
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy
 from personal_envs.runner import make_policy, run_episode
@@ -140,7 +141,7 @@ def audit_shortcuts(env_id: str, budget: int = DEFAULT_BUDGET, *, beam: int = DE
         env_kwargs: Env arguments on top of the spec's (``data_dir`` for an official release...).
     """
     if budget < 1:
-        raise ValueError(f"budget must be at least 1, got {budget}")
+        raise InputError(f"budget must be at least 1, got {budget}")
     spec = audit_spec(env_id, env_kwargs)
     kwargs = {**spec.env_kwargs, **dict(env_kwargs or {})}
     env = gym.make(env_id, **kwargs)

@@ -69,6 +69,10 @@ def test_the_command_exits_1_on_an_undocumented_shortcut_and_writes_json(
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data[0]["env_id"] == "KnowU-Proactive-v0" and data[0]["threshold"] == 0.0
     assert main(["audit", "shortcuts", "--env", "Nope-v0"]) == 2
+    assert "error: unknown env id 'Nope-v0'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:  # argparse: a budget below 1 is a usage error
+        main(["audit", "shortcuts", "--env", "KnowU-Proactive-v0", "--budget", "0"])
+    assert exit_info.value.code == 2 and "must be at least 1" in capsys.readouterr().err
 
 
 #: Env arguments that keep the browser ids' small-budget audit short (their step limit bounds the programs that

@@ -10,13 +10,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
-from importlib import resources
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from personal_envs.browser.host import BrowserHost
+from personal_envs.simulators.phone.assets import static_text
 from personal_envs.simulators.phone.geometry import (
     PIXELS_PER_CSS,
     VIEWPORT_HEIGHT,
@@ -29,11 +29,8 @@ LONG_PRESS_MS = 550
 
 def shell_html() -> str:
     """The page the screen loads once: the shell with the stylesheet and runtime inlined."""
-    static = resources.files("personal_envs.simulators.phone") / "static"
-    page = (static / "shell.html").read_text(encoding="utf-8")
-    css = (static / "phone.css").read_text(encoding="utf-8")
-    js = (static / "phone.js").read_text(encoding="utf-8")
-    return page.replace("/*CSS*/", css).replace("/*JS*/", js)
+    page = static_text("shell.html")
+    return page.replace("/*CSS*/", static_text("phone.css")).replace("/*JS*/", static_text("phone.js"))
 
 
 class ScreenError(RuntimeError):

@@ -157,7 +157,7 @@ def family_kind(font_family: str) -> str:
         name = family.strip().strip("\"'")
         if "mono" in name or "courier" in name:
             return "mono"
-        if "serif" == name or "times" in name or "liberation serif" in name or "dejavu serif" in name:
+        if name == "serif" or "times" in name or "liberation serif" in name or "dejavu serif" in name:
             return "serif"
         if any(word in name for word in ("sans", "helvetica", "arial", "system-ui", "verdana")):
             return "sans"

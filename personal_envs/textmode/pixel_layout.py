@@ -65,7 +65,7 @@ class Computed:
 
     display: str
     position: str
-    float: str
+    floating: str
     clear: str
     border_box: bool
     width: str | None
@@ -264,7 +264,7 @@ def compute(style: dict[str, str], element: Element, parent: Computed | None) ->
     if tag in _FIELDS and display == "inline":
         display = "inline-block"
     return Computed(
-        display=display, position=position, float=floated, clear=style.get("clear", "none"),
+        display=display, position=position, floating=floated, clear=style.get("clear", "none"),
         border_box=style.get("box-sizing") == "border-box",
         width=style.get("width"), height=style.get("height"), min_width=style.get("min-width"),
         min_height=style.get("min-height"), max_width=style.get("max-width"), max_height=style.get("max-height"),
@@ -292,7 +292,7 @@ def _radii(value: str | None, font_size: float) -> tuple[float, float, float, fl
         return (0.0, 0.0, 0.0, 0.0)
     parts = [_length(part, font_size) or 0.0 for part in value.split("/")[0].split()]
     if len(parts) == 1:
-        return (parts[0],) * 4  # type: ignore[return-value]
+        return (parts[0],) * 4
     if len(parts) == 2:
         return (parts[0], parts[1], parts[0], parts[1])
     if len(parts) == 3:
@@ -314,7 +314,10 @@ class Box:
     """A laid-out box: border-box offset from its parent box's border-box origin, and size.
 
     ``fragments`` are an inline element's line pieces (offsets in the same frame as the box);
-    ``baseline`` is the first line's baseline from the top of the border box, ``last_baseline`` the last one.
+    ``baseline`` is the first line's baseline from the top of the border box, ``last_baseline`` the last one;
+    ``texts`` the line pieces of text the box's lines hold, with the element that owns each.  Boxes of a laid-out
+    subtree name their elements by ``path`` once stored, so the same boxes serve every document with an equal
+    subtree.
     """
 
     element: Element | None
@@ -327,7 +330,10 @@ class Box:
     last_baseline: float | None = None
     fragments: list[Rect] | None = None
     scroll_height: float = 0.0
-    texts: list[tuple[Element, Rect]] | None = None
+    texts: list[tuple[Element | tuple[int, ...], Rect]] | None = None
+    #: Where the box's element is, as child indices from the element of the nearest box above with one (set when
+    #: the box is stored for reuse; ``element`` is then None).
+    path: tuple[int, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -423,6 +429,22 @@ class _Unit:
     break_after: bool = False
 
 
+@dataclass(slots=True)
+class _FlexItem:
+    """A flex item: its (flex) base size, hypothetical main size, min and max main sizes, margins (top, right,
+    bottom, left), grow and shrink factors; ``style`` is None for an anonymous item (a text run)."""
+
+    item: Element | Text
+    style: Computed | None
+    base: float
+    hypothetical: float
+    minimum: float
+    maximum: float
+    margins: tuple[float, float, float, float]
+    grow: float
+    shrink: float
+
+
 @dataclass
 class PageLayout:
     """Boxes of a laid-out document, in page coordinates with the given scroll offsets applied."""
@@ -435,6 +457,56 @@ class PageLayout:
     client_heights: dict[int, float]
     paint_order: list[Element]
     texts: dict[int, list[Rect]] = field(default_factory=dict)
+
+
+@dataclass
+class _SharedStyles:
+    """Computed styles shared by every document of one set of stylesheets."""
+
+    attributes: tuple[str, ...]
+    styles: dict[tuple[object, ...], tuple[int, Computed]] = field(default_factory=dict)
+    #: Laid-out subtrees: (subtree signature, style key, focus, width, forced height, definite height) -> box.
+    boxes: dict[tuple[object, ...], Box] = field(default_factory=dict)
+    #: Intrinsic widths: (subtree signature, style key, focus) -> (min-content, max-content).
+    intrinsic: dict[tuple[object, ...], tuple[float, float]] = field(default_factory=dict)
+
+
+_SHARED: dict[tuple[str, ...], _SharedStyles] = {}
+
+
+#: Subtree signatures: (tag, attributes, child signatures or texts) -> a small integer.
+_SIGNATURES: dict[tuple[object, ...], int] = {}
+#: Bound on the memo tables (they are cleared when one grows past it).
+MEMO_LIMIT = 200_000
+
+
+def _intern(key: tuple[object, ...]) -> int:
+    found = _SIGNATURES.get(key)
+    if found is None:
+        if len(_SIGNATURES) > MEMO_LIMIT:
+            _SIGNATURES.clear()
+            for shared in _SHARED.values():
+                shared.boxes.clear()
+                shared.intrinsic.clear()
+        found = _SIGNATURES[key] = len(_SIGNATURES) + 1
+    return found
+
+
+def _shared_styles(styles: StyleResolver) -> _SharedStyles:
+    """The shared style table of ``styles``' stylesheets (the attributes its selectors read make the keys)."""
+    sheets = tuple(styles.document.stylesheets())
+    found = _SHARED.get(sheets)
+    if found is None:
+        names = {"class", "id", "style"}
+        for rule in styles.rules:
+            for part in rule.selector.parts:
+                names.update(name for name, _ in part.attrs)
+                for negation in part.negations:
+                    names.update(name for name, _ in negation.attrs)
+        if len(_SHARED) > 8:
+            _SHARED.clear()
+        found = _SHARED[sheets] = _SharedStyles(tuple(sorted(names)))
+    return found
 
 
 class PixelLayout:
@@ -450,34 +522,77 @@ class PixelLayout:
         self.document = document
         self.styles = styles
         self.viewport = viewport
-        self._computed: dict[int, Computed] = {}
+        self._computed: dict[int, tuple[int, Computed]] = {}
+        self._kids: dict[int, list[Node]] = {}
         self._intrinsic: dict[int, tuple[float, float]] = {}
         self._boxes: dict[int, Box] = {}
-        self._parents: dict[int, Box] = {}
         self.root: Box | None = None
+        self._shared = _shared_styles(styles)
+        self._signatures: dict[int, int] = {}
+        self._indices: dict[int, int] = {}
+        focused = styles.focused
+        self._focus_holders: set[int] = set()
+        node: Element | None = focused
+        while node is not None:
+            self._focus_holders.add(id(node))
+            node = node.parent
+        self._focus_name = focused.attrs.get("id", "") if focused is not None else ""
 
     # ------------------------------------------------------------------------------------------ styles
     def style(self, element: Element) -> Computed:
         """The parsed computed style of ``element``."""
         found = self._computed.get(id(element))
         if found is None:
-            parent = element.parent
-            parent_style = self.style(parent) if parent is not None and not isinstance(parent, Document) else None
-            found = compute(self.styles.style(element), element, parent_style)
-            if parent_style is not None and parent_style.display in ("flex", "inline-flex", "grid", "inline-grid"):
-                found.display = _blockified(found.display)
-            elif found.out_of_flow or found.float != "none":
-                found.display = _blockified(found.display)
-            self._computed[id(element)] = found
+            found = self._computed[id(element)] = self._resolve(element)
+        return found[1]
+
+    def _resolve(self, element: Element) -> tuple[int, Computed]:
+        """(style key, style) of ``element``: elements with the same tag, selector-relevant attributes, focus
+        and parent style share one computed style, across documents of the same stylesheets."""
+        parent = element.parent
+        parent_key = 0
+        parent_style: Computed | None = None
+        if parent is not None and not isinstance(parent, Document):
+            parent_key, parent_style = self._computed.get(id(parent)) or self._resolve(parent)
+            self._computed[id(parent)] = (parent_key, parent_style)
+        attrs = element.attrs
+        shared = self._shared
+        key = (parent_key, element.tag, element is self.styles.focused,
+               *(attrs.get(name) for name in shared.attributes))
+        found = shared.styles.get(key)
+        if found is None:
+            style = compute(self.styles.style(element), element, parent_style)
+            in_flex_or_grid = parent_style is not None and \
+                parent_style.display in ("flex", "inline-flex", "grid", "inline-grid")
+            if in_flex_or_grid or style.out_of_flow or style.floating != "none":
+                style.display = _blockified(style.display)
+            found = shared.styles[key] = (len(shared.styles) + 1, style)
         return found
 
+    def signature(self, element: Element) -> int:
+        """An integer naming ``element``'s subtree (tag, attributes and content): equal subtrees, equal numbers."""
+        found = self._signatures.get(id(element))
+        if found is None:
+            parts = tuple(self.signature(c) if isinstance(c, Element) else c.data for c in element.children
+                          if isinstance(c, (Element, Text)))
+            found = self._signatures[id(element)] = _intern((element.tag, tuple(element.attrs.items()), parts))
+        return found
+
+    def _memo_key(self, element: Element) -> tuple[object, ...]:
+        self.style(element)
+        focus = self._focus_name if id(element) in self._focus_holders else None
+        return (self.signature(element), self._computed[id(element)][0], focus)
+
     def _children(self, element: Element) -> list[Node]:
+        found = self._kids.get(id(element))
+        if found is not None:
+            return found
         out: list[Node] = []
         for child in element.children:
-            if isinstance(child, Element):
-                if child.tag in _SKIP or self.style(child).display == "none":
-                    continue
+            if isinstance(child, Element) and (child.tag in _SKIP or self.style(child).display == "none"):
+                continue
             out.append(child)
+        self._kids[id(element)] = out
         return out
 
     # ------------------------------------------------------------------------------------------ entry
@@ -502,16 +617,18 @@ class PixelLayout:
         clients: dict[int, float] = {}
         texts: dict[int, list[Rect]] = {}
 
-        def visit(box: Box, ox: float, oy: float, clip: Rect | None) -> None:
+        def visit(box: Box, base: Element | None, ox: float, oy: float, clip: Rect | None) -> None:
             x, y = ox + box.x, oy + box.y
-            element = box.element
+            element = box.element if box.path is None else _follow(base, box.path)
+            inner = element if element is not None else base
             child_clip = clip
             shift = 0.0
             if box.texts:
                 text_shift = offsets.get(id(element), 0.0) if element is not None and \
                     self.style(element).scroller else 0.0
                 for owner, (tx, ty, tw, th) in box.texts:
-                    texts.setdefault(id(owner), []).append((x + tx, y - text_shift + ty, tw, th))
+                    holder = _follow(inner, owner) if isinstance(owner, tuple) else owner
+                    texts.setdefault(id(holder), []).append((x + tx, y - text_shift + ty, tw, th))
             if element is not None:
                 rects[id(element)] = (x, y, box.w, box.h)
                 if box.fragments is not None:
@@ -528,9 +645,9 @@ class PixelLayout:
                     clients[id(element)] = box.h - style.border[0] - style.border[2]
                     shift = offsets.get(id(element), 0.0)
             for kid in box.kids:
-                visit(kid, x, y - shift, child_clip)
+                visit(kid, inner, x, y - shift, child_clip)
 
-        visit(self.root, 0.0, 0.0, None)
+        visit(self.root, None, 0.0, 0.0, None)
         return PageLayout(rects, fragments, clips, scrollers, heights, clients, self.paint_order(), texts)
 
     # ------------------------------------------------------------------------------------------ sizes
@@ -573,6 +690,14 @@ class PixelLayout:
         found = self._intrinsic.get(id(element))
         if found is not None:
             return found
+        key = self._memo_key(element)
+        found = self._shared.intrinsic.get(key)
+        if found is None:
+            found = self._shared.intrinsic[key] = self._compute_intrinsic(element)
+        self._intrinsic[id(element)] = found
+        return found
+
+    def _compute_intrinsic(self, element: Element) -> tuple[float, float]:
         style = self.style(element)
         edges = self._edges(style)
         fixed = self._specified(style.width, style, None, edges)
@@ -585,7 +710,6 @@ class PixelLayout:
             low, high = self._content_intrinsic(element, style)
             found = (low + edges, high + edges)
             found = (self._clamp_width(found[0], style, None), self._clamp_width(found[1], style, None))
-        self._intrinsic[id(element)] = found
         return found
 
     def _outer_intrinsic(self, element: Element) -> tuple[float, float]:
@@ -610,14 +734,14 @@ class PixelLayout:
             return sum(s[0] for s in sizes) + gaps, sum(s[1] for s in sizes) + gaps
         if display in ("grid", "inline-grid"):
             columns = max(1, _grid_columns(style.grid_columns))
-            items = [c for c in children if isinstance(c, Element)]
-            low = max((self._outer_intrinsic(i)[0] for i in items), default=0.0)
-            high = max((self._outer_intrinsic(i)[1] for i in items), default=0.0)
+            grid_items = [c for c in children if isinstance(c, Element)]
+            low = max((self._outer_intrinsic(i)[0] for i in grid_items), default=0.0)
+            high = max((self._outer_intrinsic(i)[1] for i in grid_items), default=0.0)
             gaps = style.column_gap * (columns - 1)
             return low * columns + gaps, high * columns + gaps
         low = high = 0.0
         run: list[Node] = []
-        for child in children + [None]:  # type: ignore[list-item]
+        for child in [*children, None]:
             if child is not None and (isinstance(child, Text) or self._inline_level(child)):
                 run.append(child)
                 continue
@@ -625,7 +749,7 @@ class PixelLayout:
                 run_low, run_high = self._inline_intrinsic(element, run)
                 low, high = max(low, run_low), max(high, run_high)
                 run = []
-            if child is not None:
+            if isinstance(child, Element):
                 child_low, child_high = self._outer_intrinsic(child)
                 low, high = max(low, child_low), max(high, child_high)
         return low, high
@@ -634,12 +758,54 @@ class PixelLayout:
         if not isinstance(node, Element):
             return True
         style = self.style(node)
-        return style.display in ("inline", *_ATOMIC) and style.float == "none" and not style.out_of_flow
+        return style.display in ("inline", *_ATOMIC) and style.floating == "none" and not style.out_of_flow
 
     # ------------------------------------------------------------------------------------------ layout
     def _layout(self, element: Element, width: float, forced_height: float | None = None,
                 definite_height: float | None = None) -> Box:
-        """Lay out ``element`` with border-box width ``width`` (and a forced border-box height)."""
+        """Lay out ``element`` with border-box width ``width`` (and a forced border-box height); a subtree laid
+        out before under the same conditions is reused."""
+        key = (*self._memo_key(element), width, forced_height, definite_height)
+        memo = self._shared.boxes
+        stored = memo.get(key)
+        if stored is None:
+            stored = self._compute_layout(element, width, forced_height, definite_height)
+            self._freeze(stored, element)
+            memo[key] = stored
+        box = _shell(stored)
+        box.element = element
+        self._boxes[id(element)] = box
+        return box
+
+    def _freeze(self, box: Box, base: Element) -> None:
+        """Name the elements below ``box`` by paths from ``base`` (the boxes can then serve other documents)."""
+        if box.texts:
+            box.texts = [(self._path(base, owner) if isinstance(owner, Element) else owner, rect)
+                         for owner, rect in box.texts]
+        for kid in box.kids:
+            if kid.element is not None:
+                kid.path = self._path(base, kid.element)
+                kid.element = None
+            elif kid.path is None:  # an anonymous box: its content belongs to ``base``
+                self._freeze(kid, base)
+
+    def _path(self, base: Element, element: Element) -> tuple[int, ...]:
+        steps: list[int] = []
+        node = element
+        while node is not base:
+            parent = node.parent
+            assert parent is not None
+            index = self._indices.get(id(node))
+            if index is None:
+                for position, child in enumerate(parent.children):
+                    self._indices[id(child)] = position
+                index = self._indices[id(node)]
+            steps.append(index)
+            node = parent
+        return tuple(reversed(steps))
+
+    def _compute_layout(self, element: Element, width: float, forced_height: float | None,
+                        definite_height: float | None) -> Box:
         style = self.style(element)
         box = Box(element, w=width)
         self._boxes[id(element)] = box
@@ -746,7 +912,7 @@ class PixelLayout:
                 break
             assert isinstance(child, Element)
             child_style = self.style(child)
-            if child_style.float in ("left", "right"):
+            if child_style.floating in ("left", "right"):
                 cursor = self._place_float(child, child_style, box, left, top, width, cursor, strut, float_bottom)
                 continue
             margin_top = child_style.margin[0] or 0.0
@@ -795,7 +961,7 @@ class PixelLayout:
     def _margin_ends_inside(self, style: Computed, element: Element) -> bool:
         """A block formatting context root, or a box with bottom padding / border, keeps its last child's margin."""
         return style.clips or style.display not in ("block", "list-item") or style.padding[2] > 0 or \
-            style.border[2] > 0 or element.tag in ("html", "body") or style.float != "none" or style.out_of_flow
+            style.border[2] > 0 or element.tag in ("html", "body") or style.floating != "none" or style.out_of_flow
 
     def _place_float(self, child: Element, child_style: Computed, box: Box, left: float, top: float, width: float,
                      cursor: float, strut: _Strut, float_bottom: dict[str, float]) -> float:
@@ -807,7 +973,7 @@ class PixelLayout:
             sides = ("left", "right") if child_style.clear == "both" else (child_style.clear,)
             position = max(position, *(float_bottom[s] for s in sides))
         child_box = self._layout(child, child_width)
-        side = child_style.float
+        side = child_style.floating
         if side == "left":
             child_box.x = left + (margins[3] or 0.0)
         else:
@@ -1111,7 +1277,7 @@ class PixelLayout:
             if isinstance(child, Text):
                 if _has_content(child.data, style):
                     items.append(child)
-            elif not self.style(child).out_of_flow:
+            elif isinstance(child, Element) and not self.style(child).out_of_flow:
                 items.append(child)
         return items
 
@@ -1131,83 +1297,51 @@ class PixelLayout:
 
     def _flex_row(self, element: Element, style: Computed, box: Box, items: list[Element | Text], left: float,
                   top: float, width: float, height: float | None) -> float:
-        entries = []  # (item, style or None, base, hypothetical, min, max, margins)
-        for item in items:
-            if isinstance(item, Text):
-                low, high = self._text_intrinsic(element, item)
-                entries.append([item, None, high, high, low, math.inf, (0.0, 0.0, 0.0, 0.0), 0.0, 1.0])
-                continue
-            item_style = self.style(item)
-            margins = tuple(m or 0.0 for m in item_style.margin)
-            edges = self._edges(item_style)
-            basis = _length(item_style.basis, item_style.font_size, width) if item_style.basis != "auto" else None
-            if basis is not None:
-                base = max(basis, edges) if item_style.border_box else basis + edges
-            else:
-                specified = self._specified(item_style.width, item_style, width, edges)
-                base = specified if specified is not None else self.intrinsic(item)[1]
-            minimum = self._specified(item_style.min_width, item_style, width, edges)
-            if minimum is None:
-                if item_style.clips:
-                    minimum = edges
-                else:
-                    content_min = self.intrinsic(item)[0]
-                    specified = self._specified(item_style.width, item_style, width, edges)
-                    minimum = min(content_min, specified) if specified is not None else content_min
-            maximum = self._specified(item_style.max_width, item_style, width, edges)
-            maximum = math.inf if maximum is None else maximum
-            minimum = max(minimum, edges)
-            hypothetical = min(max(base, minimum), maximum)
-            entries.append([item, item_style, base, hypothetical, minimum, maximum, margins, item_style.grow,
-                            item_style.shrink])
+        entries = [self._row_item(element, item, width) for item in items]
         gap = style.column_gap
-        lines: list[list[list]] = [[]]
+        lines: list[list[_FlexItem]] = [[]]
         used = 0.0
         for entry in entries:
-            outer = entry[3] + entry[6][1] + entry[6][3]
+            outer = entry.hypothetical + entry.margins[1] + entry.margins[3]
             if style.wrap and lines[-1] and used + gap + outer > width + 1e-6:
                 lines.append([])
                 used = 0.0
             used += outer + (gap if lines[-1] else 0.0)
             lines[-1].append(entry)
         cursor = 0.0
-        results = []
+        results: list[tuple[list[tuple[_FlexItem, float, Box]], float]] = []
         for line in lines:
             sizes = _resolve_flexible(line, width - gap * max(0, len(line) - 1))
             laid = []
             for entry, size in zip(line, sizes, strict=True):
-                item = entry[0]
-                if isinstance(item, Text):
-                    child_box = self._anonymous(element, item, size)
-                else:
-                    child_box = self._layout(item, size)
+                item = entry.item
+                child_box = self._anonymous(element, item, size) if isinstance(item, Text) else \
+                    self._layout(item, size)
                 laid.append((entry, size, child_box))
-            line_height = max((b.h + e[6][0] + e[6][2] for e, _, b in laid), default=0.0)
+            line_height = max((b.h + e.margins[0] + e.margins[2] for e, _, b in laid), default=0.0)
             if not style.wrap:  # a single line is as tall as the container's content box
                 line_height = height if height is not None else \
                     self._clamp_height(line_height + self._vedges(style), style, None) - self._vedges(style)
             results.append((laid, line_height))
             cursor += line_height
         cursor += style.row_gap * max(0, len(lines) - 1)
-        # stretch, then place
         y = 0.0
         for index, (laid, line_height) in enumerate(results):
-            total = sum(size + e[6][1] + e[6][3] for e, size, _ in laid) + gap * max(0, len(laid) - 1)
-            free = width - total
-            x, spacing = _justify(style.justify, free, len(laid))
+            total = sum(size + e.margins[1] + e.margins[3] for e, size, _ in laid) + gap * max(0, len(laid) - 1)
+            x, spacing = _justify(style.justify, width - total, len(laid))
             baseline_above = 0.0
             for entry, _, child_box in laid:
-                if _align(entry[1], style) == "baseline":
+                if _align(entry.style, style) == "baseline":
                     first = child_box.baseline if child_box.baseline is not None else child_box.h
-                    baseline_above = max(baseline_above, entry[6][0] + first)
-            for position, (entry, size, child_box) in enumerate(laid):
-                item, item_style, margins = entry[0], entry[1], entry[6]
+                    baseline_above = max(baseline_above, entry.margins[0] + first)
+            for entry, size, child_box in laid:
+                item, item_style, margins = entry.item, entry.style, entry.margins
                 align = _align(item_style, style)
-                if align == "stretch" and item_style is not None and item_style.height is None:
-                    target = line_height - margins[0] - margins[2]
+                if align == "stretch" and isinstance(item, Element) and item_style is not None and \
+                        item_style.height is None:
+                    target = self._clamp_height(line_height - margins[0] - margins[2], item_style, None)
                     if abs(target - child_box.h) > 1e-9:
-                        child_box = self._layout(item, size, forced_height=self._clamp_height(
-                            target, item_style, None))  # type: ignore[arg-type]
+                        child_box = self._layout(item, size, forced_height=target)
                 elif align == "stretch" and item_style is None:
                     child_box.h = line_height
                 offset = 0.0
@@ -1224,7 +1358,6 @@ class PixelLayout:
                 if box.baseline is None and child_box.baseline is not None and index == 0:
                     box.baseline = child_box.y + child_box.baseline
                 x += size + margins[1] + margins[3] + gap + spacing
-                del position
             y += line_height + style.row_gap
         if box.baseline is None and box.kids:
             first_kid = box.kids[0]
@@ -1232,69 +1365,108 @@ class PixelLayout:
         box.last_baseline = box.baseline
         return cursor
 
+    def _row_item(self, container: Element, item: Element | Text, width: float) -> _FlexItem:
+        """A flex row item's base size, hypothetical size and limits (CSS Flexbox §9.2, §4.5)."""
+        if isinstance(item, Text):
+            low, high = self._text_intrinsic(container, item)
+            return _FlexItem(item, None, high, high, low, math.inf, (0.0, 0.0, 0.0, 0.0), 0.0, 1.0)
+        item_style = self.style(item)
+        margins = _margins(item_style)
+        edges = self._edges(item_style)
+        basis = _length(item_style.basis, item_style.font_size, width) if item_style.basis != "auto" else None
+        specified = self._specified(item_style.width, item_style, width, edges)
+        if basis is not None:
+            base = max(basis, edges) if item_style.border_box else basis + edges
+        else:
+            base = specified if specified is not None else self.intrinsic(item)[1]
+        minimum = self._specified(item_style.min_width, item_style, width, edges)
+        if minimum is None:
+            if item_style.clips:
+                minimum = edges
+            else:
+                content_min = self.intrinsic(item)[0]
+                minimum = min(content_min, specified) if specified is not None else content_min
+        maximum = self._specified(item_style.max_width, item_style, width, edges)
+        maximum = math.inf if maximum is None else maximum
+        minimum = max(minimum, edges)
+        hypothetical = min(max(base, minimum), maximum)
+        return _FlexItem(item, item_style, base, hypothetical, minimum, maximum, margins, item_style.grow,
+                         item_style.shrink)
+
     def _flex_column(self, element: Element, style: Computed, box: Box, items: list[Element | Text], left: float,
                      top: float, width: float, height: float | None) -> float:
-        laid = []
+        """A column: each item's cross size first, its natural height only when its base or minimum size needs
+        it (an item with a definite basis and no content minimum is laid out once, at its final size)."""
+        entries: list[_FlexItem] = []
+        widths: list[float] = []
+        natural: list[Box | None] = []
         for item in items:
             if isinstance(item, Text):
                 low, high = self._text_intrinsic(element, item)
-                align = style.align_items
-                item_width = width if align in ("normal", "stretch") else min(max(low, width), high) \
-                    if low <= width else low
-                item_width = min(high, width) if align not in ("normal", "stretch") else width
+                item_width = width if style.align_items in ("normal", "stretch") else min(high, width)
                 child_box = self._anonymous(element, item, item_width)
-                laid.append([item, None, item_width, child_box, (0.0, 0.0, 0.0, 0.0), child_box.h, child_box.h])
+                entries.append(_FlexItem(item, None, child_box.h, child_box.h, child_box.h, math.inf,
+                                         (0.0, 0.0, 0.0, 0.0), 0.0, 1.0))
+                widths.append(item_width)
+                natural.append(child_box)
                 continue
             item_style = self.style(item)
-            margins = tuple(m or 0.0 for m in item_style.margin)
+            margins = _margins(item_style)
             available = width - margins[1] - margins[3]
-            align = _align(item_style, style)
             specified = self._specified(item_style.width, item_style, width, self._edges(item_style))
             if specified is not None:
                 item_width = self._clamp_width(specified, item_style, width)
-            elif align == "stretch":
+            elif _align(item_style, style) == "stretch":
                 item_width = self._clamp_width(available, item_style, width)
             else:
                 item_width = self._shrink_to_fit(item, item_style, available, width)
-            child_box = self._layout(item, item_width)
-            basis = _length(item_style.basis, item_style.font_size, height) if item_style.basis != "auto" else None
             vedges = self._vedges(item_style)
+            basis = _length(item_style.basis, item_style.font_size, height) if item_style.basis != "auto" else None
+            specified_height = self._specified(item_style.height, item_style, height, vedges)
+            minimum = self._specified(item_style.min_height, item_style, height, vedges)
+            measured: Box | None = None
             if basis is not None:
                 base = max(basis, vedges) if item_style.border_box else basis + vedges
+            elif specified_height is not None:
+                base = specified_height
             else:
-                base = child_box.h
-            minimum = self._specified(item_style.min_height, item_style, height, vedges)
+                measured = self._layout(item, item_width)
+                base = measured.h
             if minimum is None:
-                minimum = vedges if item_style.clips else child_box.h
-                specified_height = self._specified(item_style.height, item_style, height, vedges)
-                if specified_height is not None and not item_style.clips:
-                    minimum = min(minimum, specified_height)
-            laid.append([item, item_style, item_width, child_box, margins, base, max(minimum, vedges)])
+                if item_style.clips:
+                    minimum = vedges
+                elif specified_height is not None and (item_style.shrink == 0 or height is None):
+                    minimum = specified_height  # never shrinks: its content minimum cannot matter
+                else:
+                    if measured is None:
+                        measured = self._layout(item, item_width)
+                    minimum = measured.h if specified_height is None else min(measured.h, specified_height)
+            minimum = max(minimum, vedges)
+            entries.append(_FlexItem(item, item_style, base, max(base, minimum), minimum, math.inf, margins,
+                                     item_style.grow, item_style.shrink))
+            widths.append(item_width)
+            natural.append(measured)
         gap = style.row_gap
+        gaps = gap * max(0, len(entries) - 1)
         if height is None:
-            sizes = [max(entry[5], entry[6]) for entry in laid]
-            container = sum(s + e[4][0] + e[4][2] for s, e in zip(sizes, laid, strict=True)) + \
-                gap * max(0, len(laid) - 1)
+            sizes = [entry.hypothetical for entry in entries]
+            container = sum(size + e.margins[0] + e.margins[2] for size, e in zip(sizes, entries, strict=True)) + gaps
         else:
             container = height
-            flex_entries = []
-            for entry in laid:
-                item_style = entry[1]
-                grow = item_style.grow if item_style is not None else 0.0
-                shrink = item_style.shrink if item_style is not None else 1.0
-                hypothetical = max(entry[5], entry[6])
-                flex_entries.append([entry[0], item_style, entry[5], hypothetical, entry[6], math.inf, entry[4],
-                                     grow, shrink])
-            sizes = _resolve_flexible(flex_entries, height - gap * max(0, len(laid) - 1), vertical=True)
-        total = sum(s + e[4][0] + e[4][2] for s, e in zip(sizes, laid, strict=True)) + gap * max(0, len(laid) - 1)
-        y, spacing = _justify(style.justify, container - total, len(laid))
-        for entry, size in zip(laid, sizes, strict=True):
-            item, item_style, item_width, child_box, margins = entry[0], entry[1], entry[2], entry[3], entry[4]
-            if item_style is not None and abs(size - child_box.h) > 1e-9:
-                child_box = self._layout(item, item_width, forced_height=size)
-            elif item_style is None:
+            sizes = _resolve_flexible(entries, height - gaps, vertical=True)
+        total = sum(size + e.margins[0] + e.margins[2] for size, e in zip(sizes, entries, strict=True)) + gaps
+        y, spacing = _justify(style.justify, container - total, len(entries))
+        for entry, size, item_width, laid in zip(entries, sizes, widths, natural, strict=True):
+            item, margins = entry.item, entry.margins
+            if isinstance(item, Text):
+                assert laid is not None
+                child_box = laid
                 child_box.h = size
-            align = _align(item_style, style)
+            elif laid is not None and abs(size - laid.h) <= 1e-9:
+                child_box = laid
+            else:
+                child_box = self._layout(item, item_width, forced_height=size)
+            align = _align(entry.style, style)
             offset = margins[3]
             free = width - item_width - margins[1] - margins[3]
             if align == "center":
@@ -1409,18 +1581,18 @@ class PixelLayout:
     def _static_x(self, child: Element, box: Box) -> float:
         parent = child.parent
         if parent is not None and id(parent) in self._boxes and parent is not box.element:
-            style = self.style(parent)
-            return self._offset_in(parent, box)[0] + style.border[3] + style.padding[3]
-        style = self.style(box.element) if box.element is not None else None
-        return style.padding[3] if style is not None else 0.0
+            parent_style = self.style(parent)
+            return self._offset_in(parent, box)[0] + parent_style.border[3] + parent_style.padding[3]
+        own = self.style(box.element) if box.element is not None else None
+        return own.padding[3] if own is not None else 0.0
 
     def _static_y(self, child: Element, box: Box) -> float:
         parent = child.parent
         if parent is not None and id(parent) in self._boxes and parent is not box.element:
-            style = self.style(parent)
-            return self._offset_in(parent, box)[1] + style.border[0] + style.padding[0]
-        style = self.style(box.element) if box.element is not None else None
-        return style.padding[0] if style is not None else 0.0
+            parent_style = self.style(parent)
+            return self._offset_in(parent, box)[1] + parent_style.border[0] + parent_style.padding[0]
+        own = self.style(box.element) if box.element is not None else None
+        return own.padding[0] if own is not None else 0.0
 
     def _offset_in(self, element: Element, ancestor: Box) -> tuple[float, float]:
         """Offset of ``element``'s box from ``ancestor``'s border box (0, 0 when not below it)."""
@@ -1488,6 +1660,22 @@ class PixelLayout:
 
 
 # ------------------------------------------------------------------------------------------------ helpers
+def _shell(stored: Box) -> Box:
+    """A copy of a stored box to place (its descendants stay shared)."""
+    return Box(None, stored.x, stored.y, stored.w, stored.h, stored.kids, stored.baseline, stored.last_baseline,
+               stored.fragments, stored.scroll_height, stored.texts, None)
+
+
+def _follow(base: Element | None, path: tuple[int, ...]) -> Element:
+    node = base
+    assert node is not None
+    for index in path:
+        child = node.children[index]
+        assert isinstance(child, Element)
+        node = child
+    return node
+
+
 def _blockified(display: str) -> str:
     if display in ("inline", "inline-block"):
         return "block"
@@ -1667,48 +1855,52 @@ def _justify(justify: str, free: float, count: int) -> tuple[float, float]:
     return 0.0, 0.0
 
 
-def _resolve_flexible(entries: list[list], available: float, vertical: bool = False) -> list[float]:
-    """CSS Flexbox §9.7: the main sizes of a line's items (entries: item, style, base, hypothetical, min, max,
-    margins, grow, shrink)."""
-    outer_margins = [(e[6][0] + e[6][2]) if vertical else (e[6][1] + e[6][3]) for e in entries]
-    used = sum(e[3] for e in entries) + sum(outer_margins)
-    growing = used < available
-    sizes = [e[3] for e in entries]
+def _resolve_flexible(entries: list[_FlexItem], available: float, vertical: bool = False) -> list[float]:
+    """CSS Flexbox §9.7: the main sizes of a line's items (growing or shrinking, items frozen at their limits)."""
+    outer = sum((e.margins[0] + e.margins[2]) if vertical else (e.margins[1] + e.margins[3]) for e in entries)
+    growing = sum(e.hypothetical for e in entries) + outer < available
+    sizes = [e.hypothetical for e in entries]
     frozen = [False] * len(entries)
     for index, entry in enumerate(entries):
-        factor = entry[7] if growing else entry[8]
-        if factor == 0 or (growing and entry[2] > entry[3]) or (not growing and entry[2] < entry[3]):
+        factor = entry.grow if growing else entry.shrink
+        if factor == 0 or (growing and entry.base > entry.hypothetical) or \
+                (not growing and entry.base < entry.hypothetical):
             frozen[index] = True
     for _ in range(len(entries) + 1):
         if all(frozen):
             break
-        free = available - sum(outer_margins) - sum(
-            sizes[i] if frozen[i] else entries[i][2] for i in range(len(entries)))
+        free = available - outer - sum(sizes[i] if frozen[i] else entries[i].base for i in range(len(entries)))
         active = [i for i in range(len(entries)) if not frozen[i]]
         if growing:
-            total = sum(entries[i][7] for i in active)
+            total = sum(entries[i].grow for i in active)
             if total < 1:
                 free = free * total if abs(free * total) < abs(free) else free
             for i in active:
-                sizes[i] = entries[i][2] + (free * entries[i][7] / total if total else 0.0)
+                sizes[i] = entries[i].base + (free * entries[i].grow / total if total else 0.0)
         else:
-            scaled = sum(entries[i][8] * entries[i][2] for i in active)
+            scaled = sum(entries[i].shrink * entries[i].base for i in active)
             for i in active:
-                ratio = entries[i][8] * entries[i][2] / scaled if scaled else 0.0
-                sizes[i] = entries[i][2] + free * ratio
-        violations = 0.0
-        clamped = {}
+                ratio = entries[i].shrink * entries[i].base / scaled if scaled else 0.0
+                sizes[i] = entries[i].base + free * ratio
+        violation = 0.0
+        clamped: dict[int, float] = {}
         for i in active:
-            target = min(max(sizes[i], entries[i][4]), entries[i][5])
-            violations += target - sizes[i]
+            target = min(max(sizes[i], entries[i].minimum), entries[i].maximum)
+            violation += target - sizes[i]
             clamped[i] = target
-        if abs(violations) < 1e-9:
+        if abs(violation) < 1e-9:
             break
         for i in active:
-            if (violations > 0 and clamped[i] > sizes[i]) or (violations < 0 and clamped[i] < sizes[i]):
+            if (violation > 0 and clamped[i] > sizes[i]) or (violation < 0 and clamped[i] < sizes[i]):
                 frozen[i] = True
             sizes[i] = clamped[i]
     return [snap(size) for size in sizes]
+
+
+def _margins(style: Computed) -> tuple[float, float, float, float]:
+    """Margins with ``auto`` as 0."""
+    top, right, bottom, left = style.margin
+    return top or 0.0, right or 0.0, bottom or 0.0, left or 0.0
 
 
 def _intersect(a: Rect, b: Rect) -> Rect:

@@ -17,6 +17,7 @@ No screenshot exists in this mode (:meth:`capture` returns ``None`` for it).
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections import OrderedDict
@@ -34,6 +35,7 @@ from personal_envs.simulators.phone.geometry import (
 )
 from personal_envs.textmode.css import StyleResolver
 from personal_envs.textmode.dom import Document, Element, Text, parse_html
+from personal_envs.textmode.fastparse import parse_fragment
 from personal_envs.textmode.pixel_layout import PageLayout, PixelLayout
 
 #: Moves shorter than this (CSS px, |dx| + |dy|) are taps for the page runtime.
@@ -87,6 +89,26 @@ def document_html(html: str) -> str:
             f'<body><div id="root">{html}</div></body></html>')
 
 
+def phone_document(html: str) -> Document:
+    """The document of :func:`document_html` (the fast parser for the screen's own markup, the full one if it
+    is not well formed)."""
+    document = Document()
+    page = Element("html")
+    document.append(page)
+    head = Element("head")
+    page.append(head)
+    style = Element("style")
+    head.append(style)
+    style.append(Text(static_text("phone.css")))
+    body = Element("body")
+    page.append(body)
+    root = Element("div", {"id": "root"})
+    body.append(root)
+    if parse_fragment(html, root):
+        return document
+    return parse_html(document_html(html))
+
+
 class TextScreen:
     """The phone's screen computed without Chromium (see the module docstring).
 
@@ -107,6 +129,7 @@ class TextScreen:
         self._caret = 0
         self.reopen_count = 0
         self.notice = ""
+        self._resolver: StyleResolver | None = None
 
     # ----------------------------------------------------------------------------------------- lifecycle
     @property
@@ -146,13 +169,13 @@ class TextScreen:
             self._pages.move_to_end(key)
             return page
         base = self._pages.get((html, ""))
-        document = base.document if base is not None else parse_html(document_html(html))
+        document = base.document if base is not None else phone_document(html)
         root = base.root if base is not None else document.get_element_by_id("root")
         assert root is not None
         fields = base.fields if base is not None else {
             el.attrs["id"]: el for el in root.iter() if el.tag in ("input", "textarea") and el.attrs.get("id")}
         focused = fields.get(focus_id) if focus_id else None
-        styles = StyleResolver(document)
+        styles = self._styles(document)
         styles.focused = focused
         layout = PixelLayout(document, styles, (VIEWPORT_WIDTH, VIEWPORT_HEIGHT))
         layout.run()
@@ -162,6 +185,15 @@ class TextScreen:
         if len(self._pages) > PAGE_CACHE_SIZE:
             self._pages.popitem(last=False)
         return page
+
+    def _styles(self, document: Document) -> StyleResolver:
+        """The phone stylesheet's resolver, pointed at ``document`` (its rules are parsed and sorted once)."""
+        if self._resolver is None:
+            self._resolver = StyleResolver(document)
+        resolver = copy.copy(self._resolver)
+        resolver.document = document
+        resolver.invalidate()
+        return resolver
 
     def _current(self) -> _Page:
         if self._page is None:
@@ -185,7 +217,7 @@ class TextScreen:
         placed = page.layout.place({}) if not page.placed else next(iter(page.placed.values()))
         height = placed.scroll_heights.get(id(element), 0.0)
         client = placed.client_heights.get(id(element), 0.0)
-        return max(0.0, height - client)
+        return float(max(0, _round(height) - _round(client)))  # the browser scrolls a pixel-snapped size
 
     def _set_focus(self, element: Element | None, caret: int | None = None) -> None:
         focus_id = element.attrs.get("id", "") if element is not None else ""

@@ -24,7 +24,7 @@ from personal_envs.simulators.phone.walk import compare_dumps, random_phone_acti
 from tests.wrappers.conftest import RUN_SLOW
 
 #: Random actions after opening each app (the walk's state count is about this times the number of apps, twice).
-STEPS_PER_APP = 16
+STEPS_PER_APP = 30
 #: Scripted policies compared on every task: the oracle everywhere, the baselines on the personal splits.
 POLICIES = {"oracle": make_oracle, "always_act": make_always_act, "always_silent": make_always_silent,
             "always_ask": make_always_ask}
@@ -139,7 +139,7 @@ def test_random_walk_over_every_app_shows_the_same_screens(pairs: dict[str, Pair
     print(f"random walk: {pair.states} states, {len(apps)} apps, {errors} action errors, "
           f"differences {dict(pair.differences)}")
     assert len(visited) == len(apps) == 17
-    assert pair.states >= 17 * STEPS_PER_APP
+    assert pair.states >= 500
     assert not pair.differences
 
 

@@ -325,7 +325,8 @@ class TextScreen:
 
         Chromium adjusts a tap to a nearby text field: when a field lies within the 20x20 px touch area (boxes are
         collected front to back until one covers the whole area), the field with the best hybrid score (overlap and
-        distance) takes the tap, at the touch point or at the centre of its overlap with the area.  Other elements
+        distance) moves the tap to the touch point or to the centre of its overlap with the area, and what is hit
+        there takes it (the field, or what covers it there, such as a toast).  Other elements
         do not respond to taps themselves (the page listens on the document), so elsewhere the plain hit test
         decides."""
         placed = self._placed()
@@ -351,7 +352,7 @@ class TextScreen:
             hotspot = (_round_away(x), _round_away(y))
             touch = (math.floor(area[0]), math.floor(area[1]), math.ceil(area[0] + area[2]) - math.floor(area[0]),
                      math.ceil(area[1] + area[3]) - math.floor(area[1]))
-            best: tuple[float, Element, float] | None = None
+            best: tuple[float, float, float] | None = None
             for element in fields:
                 bounds = _enclosing(placed.rects[id(element)])
                 snapped = _snap(bounds, hotspot, touch)
@@ -359,9 +360,9 @@ class TextScreen:
                     continue
                 score = _hybrid_score(hotspot, touch, bounds)
                 if best is None or score < best[0]:
-                    best = (score, element, float(snapped[0]))
-            if best is not None:
-                return best[1], best[2]
+                    best = (score, float(snapped[0]), float(snapped[1]))
+            if best is not None:  # the gesture goes to what is hit at the adjusted point (a toast may cover it)
+                return self._hit(best[1], best[2]), best[1]
         return self._hit(x, y), x
 
     def _press(self, target: Element, x: float) -> None:

@@ -5,7 +5,8 @@ For each id and each mode the script drives one env with the parity walk's seede
 ``goto`` into the shops, scrolls, ``go_back``; KnowU: :func:`personal_envs.simulators.phone.walk.random_phone_action`:
 taps on what the dump shows, long presses, drags, scrolls, typing, Enter, back, home, open_app) and prints steps/s
 and resets/s; then the text mode with 1 and 4 async envs (``gym.make_vec(..., vectorization_mode="async")``,
-env-steps/s).  KnowU's browser mode runs without screenshots (the text mode has none).
+env-steps/s).  KnowU's browser mode runs without screenshots (the text mode has none); KnowU's text mode also runs
+episodes that repeat one task and its actions (screens seen before, as a policy training on a task revisits them).
 
     python benchmarks/text_mode.py                      # every id below, 300 steps and 20 resets per mode
     python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
@@ -68,6 +69,26 @@ def run_steps(env: Any, steps: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def run_replay(env: Any, steps: int, seed: int, length: int = 40) -> float:
+    """Steps per second when episodes repeat: the same task and the same ``length`` seeded random actions each
+    episode, timed after a first episode has shown every screen once (an RL policy that revisits screens)."""
+    def episode() -> int:
+        rng = np.random.default_rng(seed)
+        obs, _ = env.reset(seed=seed, options={"task_index": 0})
+        for count in range(1, length + 1):
+            obs, _, terminated, truncated, _ = env.step(random_action(obs, [], rng))
+            if terminated or truncated:
+                return count
+        return length
+
+    episode()
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        done += episode()
+    return done / (time.perf_counter() - start)
+
+
 def run_resets(env: Any, resets: int, seed: int) -> float:
     """Resets per second (each on a task drawn by the env's seeded generator)."""
     env.reset(seed=seed)
@@ -117,6 +138,14 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 env.close()
             print(f"{env_id:<22} {mode:<8} {steps:>9.1f} {resets:>9.1f}", flush=True)
+        if env_id.startswith("KnowU"):
+            env = gym.make(env_id, render="text", **kwargs)
+            try:
+                rate = run_replay(env, args.steps, args.seed)
+            finally:
+                env.close()
+            print(f"{env_id:<22} text     {rate:>9.1f} steps/s, screens seen before (same task and actions each "
+                  "episode, resets included)", flush=True)
         for num_envs in args.vector:
             rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
             print(f"{env_id:<22} text x{num_envs:<5} {rate:>9.1f} env-steps/s (async vector)", flush=True)

@@ -722,6 +722,29 @@ def _number(text: str | None) -> float | None:
         return None
 
 
+def same_text_widths(document: Document, styles: StyleResolver, viewport: tuple[int, int],
+                     changes: list[tuple[Text, str]]) -> bool:
+    """True when replacing each run's text by the new one leaves every box where it is: the same words, each as
+    wide as before in its element's font, the same spaces at both ends, and no run inside a ``<select>`` (whose
+    width is its longest option)."""
+    engine = _Engine(document, styles, viewport)
+    for run, text in changes:
+        parent = run.parent
+        if parent is None or parent.closest(lambda e: e.tag in ("select", "option", "optgroup")) is not None:
+            return False
+        old, new = run.data, text
+        if old[:1].isspace() != new[:1].isspace() or old[-1:].isspace() != new[-1:].isspace():
+            return False
+        old_words, new_words = old.split(), new.split()
+        if len(old_words) != len(new_words):
+            return False
+        metrics, size, _ = engine.font(parent)
+        for before, after in zip(old_words, new_words, strict=True):
+            if before != after and metrics.measure(before, size) != metrics.measure(after, size):
+                return False
+    return True
+
+
 def layout_document(document: Document, styles: StyleResolver, viewport: tuple[int, int],
                     root: Element | None = None) -> Layout:
     """Boxes of every rendered element of ``document`` (or of ``root`` as the initial containing block)."""

@@ -231,6 +231,9 @@ def parse_stylesheet(text: str, start: int = 0) -> tuple[Rule, ...]:
 _TOKENS = itertools.count()
 #: Key of the computed style that says whether the element and its ancestors all have a box (not a CSS property).
 RENDERED = " rendered"
+#: Key present in a computed style when the element itself declares ``font-size`` (else it inherits the parent's
+#: computed size).
+FONT_SIZE_DECLARED = " font-size declared"
 _INHERITED_ORDER = tuple(sorted(INHERITED))
 
 
@@ -318,7 +321,10 @@ class StyleResolver:
             computed = {key: parent_style[key] for key in _INHERITED_ORDER}
             parent_rendered = parent_style[RENDERED] == "1"
         computed["display"] = UA_DISPLAY.get(element.tag, "inline")
-        for key, value in self._declared(element).items():
+        declared = self._declared(element)
+        if "font-size" in declared:
+            computed[FONT_SIZE_DECLARED] = "1"
+        for key, value in declared.items():
             if value == "inherit":
                 computed[key] = (parent_style or INITIAL).get(key, INITIAL.get(key, ""))
             elif value == "initial":

@@ -221,7 +221,7 @@ def build(ctx: BuildContext) -> PhoneTask:
     task = builder(ctx)
     task.task_id = ctx.variant
     task.split = FAMILY_SPLIT[ctx.cls.family]
-    task.task_set = ctx.release.label
+    task.task_set = ctx.source.label
     return task
 
 

@@ -16,7 +16,7 @@ import ast
 import functools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,10 @@ def literal(node: ast.AST | None, names: dict[str, Any] | None = None) -> Any:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") \
             and not node.args:
         return set()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "date" \
+            and len(node.args) == 3 and all(isinstance(a, ast.Constant) for a in node.args):
+        year, month, day = (int(a.value) for a in node.args)  # type: ignore[attr-defined]
+        return f"{year:04d}-{month:02d}-{day:02d}"  # datetime.date(y, m, d) as its ISO text
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -176,6 +180,7 @@ class OfficialClass:
     methods: dict[str, OfficialMethod] = field(default_factory=dict)
     module_constants: dict[str, Any] = field(default_factory=dict)
     is_task: bool = True
+    tree: ast.Module | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> set[str]:
@@ -273,10 +278,10 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
     tree = ast.parse(text, filename=str(path))
     constants: dict[str, Any] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             value = literal(node.value, constants)
             if value is not _MISSING:
-                for target in node.targets:
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(target, ast.Name):
                         constants[target.id] = value
     classes: list[OfficialClass] = []
@@ -285,7 +290,7 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
             continue
         bases = tuple(_call_name(b) for b in node.bases)
         cls = OfficialClass(node.name, family, relpath, bases, ast.get_docstring(node) or "",
-                            module_constants=constants, is_task=not node.name.startswith("Base"))
+                            module_constants=constants, is_task=not node.name.startswith("Base"), tree=tree)
         for item in node.body:
             if isinstance(item, (ast.Assign, ast.AnnAssign)):
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
@@ -315,6 +320,22 @@ class OfficialSource:
 
     release: OfficialRelease
     classes: dict[str, OfficialClass]
+
+    @property
+    def label(self) -> str:
+        """The task-set label of records and tables (``"KnowU-Bench 0dd7989"``)."""
+        return self.release.label
+
+    @property
+    def root(self) -> Path:
+        """The release directory (its media files: photos, PDFs)."""
+        return self.release.root
+
+    def text(self, name: str, slot: str, values: Mapping[str, Any]) -> Any:
+        """The official text ``slot`` of class ``name`` (see :mod:`personal_envs.knowu.official.texts`)."""
+        from personal_envs.knowu.official.texts import OfficialTexts
+
+        return OfficialTexts(self.release.root).text(self.classes.get(name), slot, values)
 
     def tasks(self, family: str | None = None) -> list[OfficialClass]:
         """The task classes (no ``Base*``), of one family or all, sorted by family then name."""

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from personal_envs.knowu.env import KnowUEnv
-from personal_envs.knowu.official.preference.official_values import preference_classes, roles_of, scenario
 from personal_envs.knowu.official.preference.user import OfficialPreferenceUser, stated_facts, stem
 from personal_envs.knowu.official.preference.variants import (
     PROJECT_TEMPLATE,
@@ -21,9 +20,10 @@ from personal_envs.knowu.official.preference.variants import (
     _reference_spec,
     build_variant,
 )
+from personal_envs.knowu.official.texts import scenario
 from personal_envs.knowu.users import REFUSAL
 from personal_envs.simulators.users.base import UserContext, UserReply
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, source, variants
 
 pytestmark = NEEDS_RELEASE
 
@@ -35,7 +35,7 @@ QUESTIONS = ("Where should I deliver it?", "Which app should I use?", "What is y
 
 
 def _variant(name: str, role: str) -> OfficialPreferenceTask:
-    return build_variant(RELEASE, name, role, PROFILES / f"{role}.yaml")
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml")
 
 
 def _user(task: OfficialPreferenceTask) -> OfficialPreferenceUser:
@@ -50,8 +50,7 @@ def _ask(name: str, role: str, question: str) -> UserReply:
 
 
 def _variants() -> list[tuple[str, str]]:
-    return [(name, role) for name, source in sorted(preference_classes(RELEASE).items())
-            for role in roles_of(RELEASE, source)]
+    return variants()
 
 
 def test_the_reference_worlds_persona_never_answers_for_an_official_role() -> None:
@@ -131,10 +130,10 @@ def test_the_commute_user_names_its_own_origin_and_destination() -> None:
 
 
 def test_the_sms_decision_is_the_official_scenario_of_the_role() -> None:
-    source = preference_classes(RELEASE)["HighlightImportantSmsSenderPreferenceAskUserTask"]
-    for role in roles_of(RELEASE, source):
-        important = bool(scenario(source, role)["expected_important"])
-        reply = _ask(source.name, role, "Is this SMS important to you?")
+    cls = source().get("HighlightImportantSmsSenderPreferenceAskUserTask")
+    for role in source().roles_of(cls.name):
+        important = bool(scenario(cls, role)["expected_important"])
+        reply = _ask(cls.name, role, "Is this SMS important to you?")
         assert reply.decision == ("accept" if important else "reject"), role
         assert ("matters to me" in reply.text) is important
 

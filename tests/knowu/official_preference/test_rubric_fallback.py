@@ -13,24 +13,23 @@ from personal_envs.knowu.official.preference import reading as rd
 from personal_envs.knowu.official.preference.variants import (
     OfficialPreferenceTask,
     build_variant,
-    variant_names,
 )
 from personal_envs.knowu.profiles import load_profile
 from personal_envs.knowu.taskspec import AnswerCheck
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, source
 
 pytestmark = NEEDS_RELEASE
 
 
 def _variant(variant: str) -> OfficialPreferenceTask:
     name, role = variant.split("@")
-    return build_variant(RELEASE, name, role, PROFILES / f"{role}.yaml")
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml")
 
 
 @functools.cache
 def rubric_variants() -> tuple[str, ...]:
     """The variants judged by their class's rubric (built when a test first asks, not at collection)."""
-    return tuple(v for v in variant_names(RELEASE) if _variant(v).values.get("fallback_kind") == "official rubric")
+    return tuple(v for v in source().variant_names("preference") if _variant(v).values.get("fallback_kind") == "official rubric")
 
 
 #: Near misses the official code does not penalize either: the notice class takes a post in any channel (its rubric

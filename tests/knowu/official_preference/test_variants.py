@@ -16,11 +16,10 @@ from personal_envs.knowu.official.preference.variants import (
     MissingProfileField,
     OfficialPreferenceTask,
     build_variant,
-    variant_names,
 )
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
+from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE, source
 
 pytestmark = NEEDS_RELEASE
 
@@ -43,7 +42,7 @@ def _official_variants() -> list[str]:
 
 def _build(variant: str, judge: OfficialPreferenceJudge | None = None) -> OfficialPreferenceTask:
     name, role = variant.split("@")
-    return build_variant(RELEASE, name, role, PROFILES / f"{role}.yaml", judge=judge)
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", judge=judge)
 
 
 def _realized(task: OfficialPreferenceTask) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -58,7 +57,7 @@ def _realized(task: OfficialPreferenceTask) -> tuple[dict[str, Any], list[dict[s
 
 
 def test_exactly_the_86_official_variants_build() -> None:
-    names = variant_names(RELEASE)
+    names = source().variant_names("preference")
     assert len(names) == 86
     assert sorted(names) == _official_variants()
     for variant in names:
@@ -81,13 +80,13 @@ def test_a_profile_without_a_needed_field_names_it(tmp_path: Path) -> None:
     path = tmp_path / "newcomer.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     with pytest.raises(MissingProfileField, match=r"user_profile\.locations\.work"):
-        build_variant(RELEASE, "CommuteRoutingSunnyTask", "newcomer", path)
+        build_variant(source(), "CommuteRoutingSunnyTask", "newcomer", path)
     # templates that do not need the field still build for that profile
-    assert build_variant(RELEASE, "BuyColaPreferenceTask", "newcomer", path).task_id == "BuyColaPreferenceTask@newcomer"
+    assert build_variant(source(), "BuyColaPreferenceTask", "newcomer", path).task_id == "BuyColaPreferenceTask@newcomer"
 
 
 def test_doing_nothing_fails_as_the_official_check_fails() -> None:
-    for variant in variant_names(RELEASE):
+    for variant in source().variant_names("preference"):
         task = _build(variant)
         result = task.score_state(task.spec.initial_state(), [{"action_type": "finished"}])
         if variant in ("HighlightImportantSmsSenderPreferenceAskUserTask@student",
@@ -171,7 +170,7 @@ def test_with_a_judge_the_official_combinations_hold() -> None:
 
 def test_without_an_endpoint_the_fallback_is_labelled_and_misses_fail() -> None:
     succeeded = 0
-    for variant in variant_names(RELEASE):
+    for variant in source().variant_names("preference"):
         task = _build(variant)
         state, trace = _realized(task)
         result = task.score_state(state, trace)
@@ -197,7 +196,7 @@ PER_ROLE_APPS = {"HighlightImportantSmsSenderPreferenceAskUserTask": {"messages"
 
 def test_the_world_does_not_depend_on_the_hidden_profile() -> None:
     worlds: dict[str, dict[str, Any]] = {}
-    for variant in variant_names(RELEASE):
+    for variant in source().variant_names("preference"):
         name, role = variant.split("@")
         state = _build(variant).spec.initial_state()
         shared = {app: value for app, value in state.items() if app not in PER_ROLE_APPS.get(name, set())}

@@ -24,10 +24,11 @@ from typing import Any
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
 from personal_envs.knowu.general_tasks import GeneralTask
-from personal_envs.knowu.official.general.user import OfficialGeneralUser, current_date, user_system_prompt
+from personal_envs.knowu.official.general.user import OfficialGeneralUser
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.source import OfficialClass
+from personal_envs.knowu.official.texts import GENERAL_DATE, GENERAL_JUDGE, GENERAL_USER_PROMPT, TaskSource
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import seed_world
@@ -62,9 +63,9 @@ class OfficialGeneralTask(PhoneTask):
     """
 
     def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True,
-                 release_root: str | None = None) -> None:
+                 source: TaskSource | None = None) -> None:
         self.official = official
-        self.release_root = release_root
+        self.source = source
         self.spec = spec
         self.official_check = official_check
         self.task_id = official.name
@@ -92,17 +93,18 @@ class OfficialGeneralTask(PhoneTask):
     # ------------------------------------------------------------------------------------------ user side
     @property
     def today(self) -> str:
-        """Today's date as the official user is told it (``BaseTask.__init__``, the start time as device clock)."""
-        if self.release_root is None:
+        """Today's date as the user is told it (officially ``BaseTask.__init__``, the start time as device clock)."""
+        if self.source is None:
             return self.start.date().isoformat()
-        return current_date(self.release_root, self.apps, self.start)
+        return str(self.source.text(self.official.name, GENERAL_DATE, {"app_names": self.apps, "start": self.start}))
 
     @property
     def user_prompt(self) -> str:
-        """The official user model's system prompt (``BaseTask.initialize_user_agent_hook``)."""
-        if self.release_root is None:
-            raise ValueError(f"{self.task_id}: the official user prompt needs the release directory")
-        return user_system_prompt(self.release_root, self.instruction, self.apps, self.start)
+        """The user model's system prompt (officially ``BaseTask.initialize_user_agent_hook``)."""
+        if self.source is None:
+            raise ValueError(f"{self.task_id}: the user prompt needs the task source")
+        return str(self.source.text(self.official.name, GENERAL_USER_PROMPT,
+                                    {"goal": self.instruction, "app_names": self.apps, "start": self.start}))
 
     def make_user(self) -> SimulatedUser:
         return self.user_of_kind("profile")
@@ -1307,13 +1309,6 @@ TRANSIT_WORDS = ("metro", "subway", "bus", "transit", "地铁", "公交")
 OPEN_AIR_WORDS = ("walk", "cycl", "bike", "步行", "骑行", "骑车", "自行车")
 
 
-def judge_messages(cls: OfficialClass, method: str, plan_text: str) -> list[dict[str, str]]:
-    """The official judge's chat messages for ``plan_text`` (prompt strings read from the release)."""
-    found = cls.method(method)
-    prompt = found.templates.get("eval_prompt", "{agent_plan}").replace("{agent_plan}", plan_text)
-    return [{"role": m["role"], "content": m["content"].replace("{eval_prompt}", prompt)} for m in found.messages]
-
-
 def parse_judge_reply(text: str) -> float | None:
     """The official parsing: ``<score>x</score>``, else the last number in the reply; clamped to [0, 1]."""
     tagged = re.search(r"<score>(.*?)</score>", text, re.DOTALL)
@@ -1331,8 +1326,8 @@ def fallback_verdict(plan_text: str, bad_words: tuple[str, ...], good_words: tup
     return 1.0 if any(w in lower for w in good_words) else 0.0 if any(w in lower for w in bad_words) else 0.0
 
 
-def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str, bad: tuple[str, ...],
-            good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
+def _judged(cls: OfficialClass, source: TaskSource, options: dict[str, Any], method: str, label: str,
+            bad: tuple[str, ...], good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
     judge = options.get("judge", "fallback")
     project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
 
@@ -1344,7 +1339,8 @@ def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str
             from personal_envs.llm.client import ChatClient, LLMError
 
             try:
-                reply = ChatClient().chat(judge_messages(cls, method, plan_text), temperature=0.0, max_tokens=512)
+                messages = source.text(cls.name, GENERAL_JUDGE, {"method": method, "plan": plan_text})
+                reply = ChatClient().chat(messages, temperature=0.0, max_tokens=512)
             except LLMError as exc:  # visible, never a silent 0.5
                 return 0.0, f"{label} judge error: {exc}"
             value = parse_judge_reply(reply.content)
@@ -1358,12 +1354,12 @@ def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str
     return Spec(start, project.seed, score, project.planner)
 
 
-JUDGED: dict[str, Callable[[OfficialClass, dict[str, Any]], Spec]] = {
-    "CommuteLateNightGeneralTask": lambda cls, options: _judged(
-        cls, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
+JUDGED: dict[str, Callable[[OfficialClass, TaskSource, dict[str, Any]], Spec]] = {
+    "CommuteLateNightGeneralTask": lambda cls, source, options: _judged(
+        cls, source, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
         at_time(RUN_DATE, "23:30:00")),
-    "CommuteRoutingBadWeatherGeneralTask": lambda cls, options: _judged(
-        cls, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
+    "CommuteRoutingBadWeatherGeneralTask": lambda cls, source, options: _judged(
+        cls, source, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
         "rainy_commute", RUN_DATE),
 }
 
@@ -1446,7 +1442,7 @@ def build(ctx: BuildContext) -> PhoneTask:
     if cls.name in OFFICIAL_CHECKS:
         made, exact = OFFICIAL_CHECKS[cls.name](cls), True
     elif cls.name in JUDGED:
-        made, exact = JUDGED[cls.name](cls, ctx.options), ctx.options.get("judge") == "llm"
+        made, exact = JUDGED[cls.name](cls, ctx.source, ctx.options), ctx.options.get("judge") == "llm"
     else:
         made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
-    return OfficialGeneralTask(cls, made, exact, release_root=str(ctx.release.root))
+    return OfficialGeneralTask(cls, made, exact, source=ctx.source)

@@ -16,6 +16,7 @@ from personal_envs.knowu.memory import MemoryConfig
 from personal_envs.knowu.official.preference.judge import JudgeProtocol, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.variants import PROJECT_TEMPLATE, build_variant
 from personal_envs.knowu.official.registry import BuildContext, official_task
+from personal_envs.knowu.official.texts import PREFERENCE_JUDGE
 from personal_envs.knowu.task import PhoneTask
 from personal_envs.llm.client import ChatClient
 
@@ -42,7 +43,6 @@ def build_preference(ctx: BuildContext) -> PhoneTask:
     options = ctx.options
     memory = MemoryConfig(mode=options.get("memory") or "all", top_k=int(options.get("top_k") or 10),
                           embedder=options.get("embedder") or "tfidf")
-    judge = make_judge(options.get("judge"), JudgeProtocol.from_release(ctx.release.root))
+    judge = make_judge(options.get("judge"), ctx.source.text(ctx.cls.name, PREFERENCE_JUDGE, {}))
     assert ctx.role is not None and ctx.profile is not None
-    return build_variant(ctx.release.root, ctx.cls.name, ctx.role, ctx.profile, ctx.logs, judge=judge,
-                         label=ctx.release.label, memory=memory)
+    return build_variant(ctx.source, ctx.cls.name, ctx.role, ctx.profile, ctx.logs, judge=judge, memory=memory)

@@ -33,29 +33,31 @@ from personal_envs.knowu.logs import LogEntry, parse_logs
 from personal_envs.knowu.memory import LogMemory, MemoryConfig
 from personal_envs.knowu.metrics import episode_metrics
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
-from personal_envs.knowu.official.preference import fstrings
 from personal_envs.knowu.official.preference.facts import episode_facts
-from personal_envs.knowu.official.preference.judge import JudgeProtocol, JudgeVerdict, OfficialPreferenceJudge
-from personal_envs.knowu.official.preference.official_values import (
-    ClassSource,
-    destination,
-    goal_request,
-    post_hint,
-    preference_classes,
-    scenario,
-)
-from personal_envs.knowu.official.preference.persona import persona_text, user_profile_of
+from personal_envs.knowu.official.preference.judge import JudgeVerdict, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.rubric_fallback import BUILDERS, WORLDS, Reading
 from personal_envs.knowu.official.preference.scoring import LAMBDAS, SCORERS, Context, OfficialScore
 from personal_envs.knowu.official.preference.user import (
     OfficialPreferenceUser,
     StatedFact,
-    StatedFacts,
     stated_facts,
     stem,
 )
-from personal_envs.knowu.official.preference.user_context import relevant_information, user_system_prompt
-from personal_envs.knowu.official.source import MissingProfileField
+from personal_envs.knowu.official.routine.build import user_profile_of
+from personal_envs.knowu.official.source import MissingProfileField, OfficialClass
+from personal_envs.knowu.official.texts import (
+    PERSONA,
+    PREFERENCE_CONTEXT,
+    PREFERENCE_JUDGE,
+    PREFERENCE_REQUEST,
+    PREFERENCE_RUBRIC,
+    USER_SYSTEM_PROMPT,
+    TaskSource,
+    destination,
+    passes_chat,
+    post_hint,
+    scenario,
+)
 from personal_envs.knowu.oracle import Step
 from personal_envs.knowu.personalized import TEMPLATES_BY_NAME, build_personalized_task
 from personal_envs.knowu.phone_tasks import KnowUPhoneTask
@@ -136,10 +138,12 @@ def user_slug(profile: Mapping[str, Any]) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "user"
 
 
-def share_images(root: Path, name: str, profile: Mapping[str, Any]) -> list[Path]:
+def share_images(root: Path | None, name: str, profile: Mapping[str, Any]) -> list[Path]:
     """The official photo(s) the class pushes to the phone for this profile (the first one, as officially)."""
-    folder = root / "src/knowu_bench/cache/users" / user_slug(profile) / SHARE_DIRS.get(name, "")
-    if name not in SHARE_DIRS or not folder.is_dir():
+    if root is None or name not in SHARE_DIRS:
+        return []
+    folder = root / "src/knowu_bench/cache/users" / user_slug(profile) / SHARE_DIRS[name]
+    if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_EXTS)[:1]
 
@@ -156,7 +160,7 @@ def mom_contact(profile: Mapping[str, Any]) -> dict[str, str]:
     return {"name": "Mom", "phone": "+8613800001111"}
 
 
-def profile_sort(profile: Mapping[str, Any], source: ClassSource) -> str | None:
+def profile_sort(profile: Mapping[str, Any], source: OfficialClass) -> str | None:
     """The sort option the official class extracts from the profile (depth-first, as the official walk)."""
     from personal_envs.knowu.official.preference.scoring import normalize_sort
 
@@ -182,11 +186,11 @@ class OfficialPreferenceTask(KnowUPhoneTask):
     """One official preference variant on the simulated phone (see the module docstring)."""
 
     def __init__(self, *, name: str, role: str, spec: KnowUTask, profile: Profile, memory: LogMemory,
-                 source: ClassSource, values: Mapping[str, Any], judge: OfficialPreferenceJudge,
+                 source: OfficialClass, values: Mapping[str, Any], judge: OfficialPreferenceJudge,
                  fallback_checks: Sequence[Check] | None, oracle_checks: Sequence[Check], ask_first: str | None,
-                 images: Sequence[Path], label: str, release_root: str | Path | None = None) -> None:
+                 images: Sequence[Path], task_source: TaskSource) -> None:
         super().__init__(spec, profile, memory, KnowUScorer(None))
-        self.release_root = release_root
+        self.task_source = task_source
         self.official_name = name
         self.role = role
         self.task_id = f"{name}@{role}"
@@ -197,11 +201,10 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         self.oracle_checks = tuple(oracle_checks)
         self.ask_first = ask_first
         self.images = tuple(images)
-        self.task_set = label
+        self.task_set = task_source.label
         self.user_doc = dict(user_profile_of(profile.to_dict()))
         self.persona = str(values["persona"])
-        self.passes_chat = bool(fstrings.keyword_args(fstrings.method(source.tree, name, "is_successful"),
-                                                      "query_user_agent_judge", "chat_history"))
+        self.passes_chat = passes_chat(source)
         self.last_score: OfficialScore | None = None
 
     # ---------------------------------------------------------------------------------------- scoring
@@ -223,11 +226,10 @@ class OfficialPreferenceTask(KnowUPhoneTask):
     def score_state(self, final: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> OfficialScore:
         """The official score of an end state and action trace (no phone needed)."""
         facts = episode_facts(self.spec.initial_state(), final, steps, self.start.date().isoformat())
-        rubric_expr = self.source.rubric()
 
         def call(eval_data: Mapping[str, Any], slots: Mapping[str, Any],
                  images: Sequence[str | Path]) -> JudgeVerdict:
-            rubric = fstrings.render(rubric_expr, {**self.source.attributes, **slots})
+            rubric = str(self.task_source.text(self.official_name, PREFERENCE_RUBRIC, slots))
             return self.judge.judge(persona=self.persona, goal=self.instruction, eval_data=eval_data, rubric=rubric,
                                     fallback=lambda: self._fallback(final, steps),
                                     chat_history=(facts.chat or None) if self.passes_chat else None, images=images)
@@ -263,17 +265,15 @@ class OfficialPreferenceTask(KnowUPhoneTask):
     # ------------------------------------------------------------------------------------------ user side
     @functools.cached_property
     def relevant_information(self) -> str:
-        """What the official user model is told (the class's ``initialize_task_hook``, rendered from the release)."""
-        if self.release_root is None:
-            raise ValueError(f"{self.task_id}: the official user context needs the release directory")
-        return relevant_information(self.release_root, self.source, self.role, self.user_doc, self.persona,
-                                    self.values)
+        """What the user model is told (officially the class's ``initialize_task_hook``)."""
+        values = hook_values(self.task_source.root, self.source, self.role, self.user_doc, self.persona, self.values)
+        return str(self.task_source.text(self.official_name, PREFERENCE_CONTEXT, values))
 
     @property
     def user_prompt(self) -> str:
-        """The official user model's system prompt (``_set_user_sys_prompt``)."""
-        assert self.release_root is not None
-        return user_system_prompt(self.release_root, self.relevant_information)
+        """The user model's system prompt (officially ``_set_user_sys_prompt``)."""
+        return str(self.task_source.text(self.official_name, USER_SYSTEM_PROMPT,
+                                         {"family": "preference", "relevant_information": self.relevant_information}))
 
     def gps_fix(self) -> tuple[float, float] | None:
         """The commutes' start (``locations.<start_key>`` of the profile), where the official ``_set_start_location``
@@ -300,8 +300,6 @@ class OfficialPreferenceTask(KnowUPhoneTask):
         if kind == "llm":
             return OfficialLLMUser(self.user_prompt)
         if kind in ("profile", "deterministic", "default"):
-            if self.release_root is None:
-                return OfficialPreferenceUser(StatedFacts())
             return OfficialPreferenceUser(stated_facts(self.relevant_information, self.persona), self.extra_facts())
         raise ValueError(f"unknown simulated user kind {kind!r}; use 'profile' or 'llm'")
 
@@ -430,30 +428,29 @@ def _with_state(spec: KnowUTask, **apps: Any) -> KnowUTask:
     return dataclasses.replace(spec, app_state=state)
 
 
-def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, Any] | str | Path,
+def build_variant(task_source: TaskSource, name: str, role: str, profile: Mapping[str, Any] | str | Path,
                   logs: Sequence[Mapping[str, Any]] | str | Path | None = None, *,
-                  judge: OfficialPreferenceJudge | None = None, label: str = "KnowU-Bench 0dd7989",
+                  judge: OfficialPreferenceJudge | None = None,
                   memory: MemoryConfig | None = None) -> OfficialPreferenceTask:
-    """The official variant ``name@role``.
+    """The variant ``name@role`` of ``task_source``.
 
     Args:
-        root: The official release directory.
+        task_source: The task source (official release or embedded cards).
         name: The official class (``"BuyColaPreferenceTask"``).
         role: The variant's role id (an official role, or the stem of a new profile).
         profile: An official-format profile document (or its path).
         logs: Official-format log entries (or their path); ``None``: no logs.
-        judge: The judge; ``None``: the official protocol without an endpoint (deterministic fallback).
-        label: The task-set label of records.
+        judge: The judge; ``None``: the judge protocol without an endpoint (deterministic fallback).
+        memory: The agent's log memory settings.
 
     Raises:
-        KeyError: ``name`` is not an official preference class.
+        KeyError: ``name`` is not a preference class of the source.
         MissingProfileField: the profile lacks a field the variant needs (the message names it).
     """
-    root = Path(root)
-    sources = preference_classes(root)
-    if name not in sources:
-        raise KeyError(f"no official preference class {name!r}; known: {', '.join(sorted(sources))}")
-    source = sources[name]
+    source = task_source.get(name)
+    if source.family != "preference":
+        raise KeyError(f"{name!r} is a {source.family} class, not a preference class")
+    root = task_source.root
     if isinstance(profile, str | Path):
         prof = load_profile(Path(profile))
     else:
@@ -461,14 +458,16 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
     doc = dict(user_profile_of(prof.to_dict()))
     _require(doc, "identity.full_name", f"{name}@{role}")
     values: dict[str, Any] = dict(source.attributes)
-    values["persona"] = persona_text(doc, root)
+    values["persona"] = str(task_source.text(name, PERSONA, {"profile": doc}))
     template = PROJECT_TEMPLATE[name]
     own = _own_spec(template, prof)
     spec = _reference_spec(template) if REFERENCE_WORLD else (own or _reference_spec(template))
-    spec = _shared_channels(spec, root, template)
+    if root is not None:
+        spec = _shared_channels(spec, root, template)
     if name in WORLDS:
         spec = _with_state(spec, **WORLDS[name](spec.initial_state()))
-    spec = _target_channels(spec, root)
+    if root is not None:
+        spec = _target_channels(spec, root)
     oracle_source = own if own is not None and _fits(own, spec) else spec
     fallback_checks: Sequence[Check] | None = own.checks if own is not None else None
     oracle_checks: Sequence[Check] = oracle_source.checks
@@ -513,15 +512,16 @@ def build_variant(root: str | Path, name: str, role: str, profile: Mapping[str, 
         values["fallback"] = lambda final, steps: rubric.score(world, final, steps)
         values["fallback_kind"] = "official rubric"
     spec = dataclasses.replace(spec, id=f"{name}@{role}", template=name, role=role,
-                               instruction=goal_request(source, role), lam=LAMBDAS[name],
+                               instruction=str(task_source.text(name, PREFERENCE_REQUEST, {"role": role})),
+                               lam=LAMBDAS[name],
                                difficulty="hard" if "hard" in source.attributes.get("task_tags", set()) else "easy")
     entries = _log_entries(logs)
     log_memory = LogMemory(entries, memory or MemoryConfig())
-    protocol = JudgeProtocol.from_release(root)
+    protocol = task_source.text(name, PREFERENCE_JUDGE, {})
     return OfficialPreferenceTask(name=name, role=role, spec=spec, profile=prof, memory=log_memory, source=source,
                                   values=values, judge=judge or OfficialPreferenceJudge(protocol),
                                   fallback_checks=fallback_checks, oracle_checks=oracle_checks, ask_first=ask_first,
-                                  images=images, label=label, release_root=root)
+                                  images=images, task_source=task_source)
 
 
 def _log_entries(logs: Sequence[Mapping[str, Any]] | str | Path | None) -> list[LogEntry]:
@@ -617,7 +617,7 @@ def _photos(spec: KnowUTask, name: str, images: Sequence[Path], values: Mapping[
     return spec, new_checks, fallback
 
 
-def _sort_files(spec: KnowUTask, source: ClassSource, doc: Mapping[str, Any],
+def _sort_files(spec: KnowUTask, source: OfficialClass, doc: Mapping[str, Any],
                 values: dict[str, Any]) -> tuple[KnowUTask, Sequence[Check], str]:
     """The official Download files; the expected sort from the profile (else the official default)."""
     files = []
@@ -642,9 +642,33 @@ def _sort_files(spec: KnowUTask, source: ClassSource, doc: Mapping[str, Any],
     return spec, [FilesSortCheck("Download", key, order)], "How do you usually sort the files in Download?"
 
 
-def variant_names(root: str | Path) -> list[str]:
-    """Every official preference variant of the release (``"<Class>@<role>"``), sorted by class."""
-    from personal_envs.knowu.official.preference.official_values import roles_of
+def _description(images: Sequence[Path]) -> str:
+    """The ``description.txt`` beside the user's share photos, as the official ``_load_share_description`` reads it."""
+    if not images:
+        return ""
+    path = images[0].parent / "description.txt"
+    try:
+        return path.read_text(encoding="utf-8").strip() if path.exists() else ""
+    except OSError:
+        return ""
 
-    return [f"{name}@{role}" for name, source in sorted(preference_classes(root).items())
-            for role in roles_of(root, source)]
+
+def hook_values(root: Path | None, source: OfficialClass, role: str, doc: Mapping[str, Any], persona: str,
+                values: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``self`` attributes and helper results a class's user-context hook reads, computed by the project: the
+    profile, the persona text, the role, Mom's contact, the user's photos and their description, the sort option
+    the profile implies, the Mastodon topic."""
+    images = share_images(root, source.name, doc)
+    return {
+        "user_profile": dict(doc),
+        "persona_text": persona,
+        "params": {},
+        "_get_profile_id": lambda: role,
+        "_get_mom_info": lambda: dict(mom_contact(doc)),
+        "_resolve_email_share_images": lambda: list(images),
+        "_resolve_mastodon_share_images": lambda: list(images),
+        "_load_share_description": lambda: _description(images),
+        "_infer_sort_from_profile": lambda: profile_sort(doc, source),
+        "_topic": values.get("topic") or post_hint(source, role)[0],
+        "role": role,
+    }

@@ -20,6 +20,7 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
 from personal_envs.knowu.judge import is_success
 from personal_envs.knowu.official.release import PROJECT_LABEL
+from personal_envs.knowu.state import remember
 from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
@@ -146,9 +147,14 @@ class PhoneTask(Task[PhoneWorld]):
                 "task_set": self.task_set}
 
     # ------------------------------------------------------------------------------------ core contract
+    def prepare(self, phone: Phone) -> None:
+        """Seed ``phone`` and mark what seeding put there (at the end, what is new is what the episode did)."""
+        self.seed(phone)
+        remember(phone)
+
     def setup(self, world: PhoneWorld, rng: np.random.Generator) -> dict[str, Any]:
         """Seed ``world.phone`` (already set to :attr:`start`); return :meth:`reset_info`."""
-        self.seed(world.phone)
+        self.prepare(world.phone)
         return self.reset_info()
 
     def user_context(self, world: PhoneWorld) -> UserContext:

@@ -115,6 +115,24 @@ def _kill_browser(base: Any) -> bool:
     return kill_browser(host)
 
 
+def warm_up(ids: list[str]) -> float | None:
+    """Load once what a process loads once, before any step is timed: the MiniLM model PersonalWAB scores reviews
+    with (tens of seconds on a loaded machine; a first review step that pays it is not a hang).  Returns the seconds
+    it took, or ``None`` if nothing was loaded (no PersonalWAB id, or MiniLM not installed)."""
+    if not any(env_id.startswith("PersonalWAB") for env_id in ids):
+        return None
+    from personal_envs.core.embedding import EmbeddingUnavailable
+    from personal_envs.personalwab.similarity import review_similarity
+
+    started = time.monotonic()
+    try:
+        review_similarity("warm", "up")
+    except EmbeddingUnavailable as exc:
+        print(f"MiniLM not loaded ({exc})", flush=True)
+        return None
+    return time.monotonic() - started
+
+
 def _note(report: IdReport, text: str) -> None:
     if len(report.first_failures) < 5:
         report.first_failures.append(text)
@@ -132,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
     ids = args.ids or personal_envs.all_env_ids()
+    loaded_s = warm_up(ids)
+    if loaded_s is not None:
+        print(f"MiniLM loaded once in {loaded_s:.1f} s before the fuzz (a one-time load, not a step)", flush=True)
     reports = []
     for env_id in ids:
         report = fuzz_id(env_id, args.per_id, args.seed, args.hang_s, args.kill_browser)

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from personal_envs.backends.deployment import Deployment, deployment_status, remove_deployment
+from personal_envs.backends.deployment import (
+    Deployment,
+    Terminated,
+    deployment_status,
+    remove_deployment,
+    terminations_interrupt,
+)
 from personal_envs.backends.engine import BackendError, connect
 from personal_envs.core.download import DownloadError
 
@@ -45,8 +53,38 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"interrupted: {args.name} was removed", file=sys.stderr)
+        print(f"interrupted: {args.name} {args.action} did not finish", file=sys.stderr)
         return 130
+
+
+def bring_up(deployment: Deployment, prepare: Callable[[], None] | None = None,
+             announce: Callable[[Deployment], None] | None = None) -> int:
+    """What ``personal-envs backend up`` does once it knows what to start; returns the exit status.
+
+    Under the deployment's claim (refused in one line, nothing changed, if it is up or being brought up; what a
+    killed ``up`` left is removed first): the images are checked before ``prepare`` (the downloads) runs, then the
+    deployment comes up and ``announce`` tells the user how to use it.  Ctrl-C, SIGTERM or SIGHUP at any point
+    leave nothing this call created on the engine (exit status 128 + the signal); errors are one ``error:`` line
+    on stderr and exit status 1.
+    """
+    name = deployment.spec.name
+    try:
+        with terminations_interrupt(), deployment.claimed():
+            deployment.ensure_images()  # before gigabytes of downloads
+            if prepare is not None:
+                prepare()
+            deployment.up()
+            if announce is not None:
+                announce(deployment)
+    except BackendError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        print(f"interrupted by {signal.Signals(signum).name}: {name} was not brought up; nothing this command "
+              "created is left on the engine (downloads resume next time)", file=sys.stderr)
+        return 128 + int(signum)
+    return 0
 
 
 def _up(args: argparse.Namespace, client: Any) -> int:
@@ -55,24 +93,29 @@ def _up(args: argparse.Namespace, client: Any) -> int:
     from personal_envs.backends import webmall
 
     directory = args.dir or webmall.work_dir()
-    deployment = Deployment(webmall.spec(directory), client, log=print)
-    deployment.ensure_images()  # before gigabytes of downloads
-    try:
-        webmall.prepare(directory)
-    except DownloadError as exc:
-        raise BackendError(str(exc)) from None
-    deployment.up()
-    print(f"{args.name} is up; shops: {' '.join(deployment.origins())}")
-    print(f"use it with gym.make('WebMall-v0', shop_urls='docker'); stop it with `personal-envs backend down {args.name}`")
-    return 0
+
+    def prepare() -> None:
+        try:
+            webmall.prepare(directory)
+        except DownloadError as exc:
+            raise BackendError(str(exc)) from None
+
+    def announce(deployment: Deployment) -> None:
+        print(f"{args.name} is up; shops: {' '.join(deployment.origins())}")
+        print(f"use it with gym.make('WebMall-v0', shop_urls='docker'); stop it with "
+              f"`personal-envs backend down {args.name}`")
+
+    return bring_up(Deployment(webmall.spec(directory), client, log=print), prepare, announce)
 
 
 def _up_knowu(client: Any) -> int:
     from personal_envs.backends import knowu
 
     knowu.require_kvm()
-    deployment = Deployment(knowu.spec(), client, log=print)
-    deployment.up()
-    [origin] = deployment.origins()
-    print(f"knowu is up: {origin}; use it with gym.make('KnowU-General-v0', backend='official', server_url='{origin}')")
-    return 0
+
+    def announce(deployment: Deployment) -> None:
+        [origin] = deployment.origins()
+        print(f"knowu is up: {origin}; use it with gym.make('KnowU-General-v0', backend='official', "
+              f"server_url='{origin}')")
+
+    return bring_up(Deployment(knowu.spec(), client, log=print), announce=announce)

@@ -27,6 +27,11 @@ INSPECT_ELEMENT_JS = load_script("inspect_element.js")
 #: is applied to the document by then (measured: ``scrollY`` moves after one frame, not before).
 NEXT_FRAMES_JS = load_script("next_frames.js")
 
+#: Init script counting the document's fetch/XHR calls (``window.__peScriptRequests.n``), read when settling.
+COUNT_REQUESTS_JS = load_script("count_requests.js")
+#: Reads that count (0 in a document without the init script).
+SCRIPT_REQUESTS_STARTED_JS = "() => (window.__peScriptRequests || {n: 0}).n"
+
 #: The bids BrowserGym flags for its set-of-marks overlay (see :mod:`personal_envs.browser.bgym_marks`).
 SOM_FLAGS_JS = load_script("som_flags.js")
 

@@ -3,11 +3,13 @@
 Every public method blocks and may be called from any thread: the work runs on the :class:`BrowserHost` thread.
 Nothing the agent does raises: actions and navigation return ``""`` or an error text, observations carry an
 ``error`` field.  A crashed page or a killed Chromium is detected, a fresh context (on a relaunched browser if
-needed) replaces it, and the call reports that the browser was restarted.  A browser call that hangs (e.g. a page
-stuck in an endless script) is ended by a per-page watchdog: the page's script is terminated over CDP
-(``Runtime.terminateExecution``, served even while the renderer is busy), or the page is crashed and replaced; other
-sessions of the process keep running meanwhile (their calls run concurrently on the browser thread, see
-:class:`BrowserHost`).  Killing Chromium is the last resort.
+needed) replaces it, and the call reports that the browser was restarted.  A page stuck in its own script (it does
+not run a trivial one) for longer than the action timeout is dealt with by a per-page watchdog: before a call on
+the page, or while an action waits on it, the script is terminated over CDP (``Runtime.terminateExecution``, served
+even while the renderer is busy); a page that starts its loop again is replaced by a new tab (crashed, if a call is
+stuck on it).  A call that outlasts its whole budget (``hang_timeout_s``) while its page still answers meets the
+same measures.  Other sessions of the process keep running meanwhile (their calls run concurrently on the browser
+thread, see :class:`BrowserHost`), and only their own pages are ever probed.  Killing Chromium is the last resort.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ from personal_envs.browser.observation import ElementInfo, PageObservation
 from personal_envs.browser.origins import NAVIGABLE_SCHEMES, AllowedOrigins
 from personal_envs.browser.page_scripts import (
     BID_ATTRIBUTE,
+    COUNT_REQUESTS_JS,
     DOM_AXTREE_JS,
     INSPECT_ELEMENT_JS,
     NEXT_FRAMES_JS,
+    SCRIPT_REQUESTS_STARTED_JS,
     SET_VALUE_JS,
     SOM_FLAGS_JS,
     STAMP_BIDS_JS,
@@ -97,10 +101,25 @@ INTERRUPT_GRACE_S = 2.0
 #: Shortest wait for a page state once a step's time is used up (lets an event already queued arrive).
 MIN_WAIT_S = 0.1
 
+#: Requests a page's scripts send, which :attr:`BrowserSession.settle_s` waits for.
+_SCRIPT_REQUESTS = frozenset({"fetch", "xhr"})
+#: How often the settling wait looks at the page's requests again (milliseconds).
+SETTLE_POLL_MS = 10
+
 #: How long a page may take to run a trivial script before it counts as busy (a script that does not return).
 RESPONSIVE_PROBE_MS = 500
 #: How long to wait before a second try when Chromium could not capture a screenshot (a tab that has not painted).
 SCREENSHOT_RETRY_MS = 150
+#: How often the watchdog of an action looks whether the page still answers, once the patience is over.
+BUSY_WATCH_INTERVAL_S = 1.0
+#: How often the caller's thread wakes up to see whether that time has come.
+BUSY_WATCH_POLL_S = 0.25
+#: How long a page whose script was stopped may take to answer before it counts as stuck again.
+RESTARTED_PROBE_MS = 1000
+#: The pause before the second probe after a script was stopped (a timer restarting the loop shows by then).
+RESTART_CHECK_MS = 300
+#: A page stuck again within this many seconds of a stopped script is replaced without waiting again.
+RESTART_WINDOW_S = 30.0
 _RESPONSIVE_PROBE: Command = ("Runtime.evaluate", {"expression": "1", "returnByValue": True})
 
 #: Actions that are done again, once, when the browser had to be recovered before they could run (they mean the
@@ -136,6 +155,8 @@ class _Call:
         self.started = False
         self.cancelled = False
         self.lock = threading.Lock()
+        #: When the call's own operation began (after the checks that precede it), or None before.
+        self.op_started: float | None = None
 
     def begin(self) -> bool:
         with self.lock:
@@ -170,7 +191,8 @@ class BrowserSession:
         context_options: Extra keyword arguments for Playwright's ``Browser.new_context`` (locale, user_agent, ...).
         hang_timeout_s: A browser call still running after this long is considered hung: the page's scripts are
             terminated (or the page is crashed and replaced; Chromium is killed only if that fails too).
-            Defaults to ``navigation_timeout_s + action_timeout_s + 5``.
+            Defaults to ``navigation_timeout_s + action_timeout_s + 5``.  A page that stops answering is dealt
+            with sooner, after ``busy_patience_s`` (the action timeout): see the module docstring.
         axtree_backend: ``"cdp"`` renders Chromium's own accessibility tree (``Accessibility.getFullAXTree``);
             ``"dom"`` walks the DOM in one script (same line format, approximated ARIA roles and names, much
             faster); ``"auto"`` uses ``"cdp"`` unless the page holds more than :data:`AUTO_DOM_TEXT_CHARS`
@@ -179,6 +201,9 @@ class BrowserSession:
             :data:`~personal_envs.browser.axtree.MAX_TEXT_CHARS`; ``"browsergym"``: the text BrowserGym's
             ``flatten_axtree_to_str`` writes with AgentLab's WebMall settings (``visible`` / ``clickable`` tags, nothing
             clipped; see :mod:`personal_envs.browser.bgym_format`).  Both backends give either format.
+        settle_s: After each action, wait until the fetch/XHR requests the page sent are answered and handled, at
+            most this long (0: no wait).  Shows what a script changes in place without a fixed delay.
+        fixed_delay_s: After each action, wait this long instead (BrowserGym's ``pre_observation_delay``).
 
     Attributes:
         messages: Texts the agent sent with ``send_msg_to_user`` this episode.
@@ -200,6 +225,8 @@ class BrowserSession:
         hang_timeout_s: float | None = None,
         axtree_backend: AxTreeBackend = "auto",
         axtree_format: AxTreeFormat = "compact",
+        settle_s: float = 0.0,
+        fixed_delay_s: float = 0.0,
     ) -> None:
         #: True when the session took the process-wide host and hands it back on close().
         self._acquired = host is None
@@ -210,12 +237,18 @@ class BrowserSession:
         self.navigation_timeout_s = float(navigation_timeout_s)
         self.hang_timeout_s = float(hang_timeout_s or self.navigation_timeout_s + self.action_timeout_s
                                     + HANG_MARGIN_S)
+        #: How long a page may stay busy in its own script before a call on it stops the script.
+        self.busy_patience_s = self.action_timeout_s
         if axtree_backend not in AXTREE_BACKENDS:
             raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend
         if axtree_format not in AXTREE_FORMATS:
             raise ValueError(f"axtree_format must be 'compact' or 'browsergym', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
+        #: After an action, wait (up to this long) until the page's fetch/XHR requests are answered and handled.
+        self.settle_s = max(0.0, float(settle_s))
+        #: After an action, wait this long whatever happens (BrowserGym's ``pre_observation_delay``).
+        self.fixed_delay_s = max(0.0, float(fixed_delay_s))
         self._context_options: dict[str, Any] = {
             "viewport": {"width": self.viewport[0], "height": self.viewport[1]},
             "service_workers": "block",
@@ -233,12 +266,19 @@ class BrowserSession:
         self._context: BrowserContext | None = None
         self._page: Page | None = None
         self._crashed: set[int] = set()
+        #: id(page) -> when the session last stopped a script of that page (a page stuck again soon after is one
+        #: whose timer restarts the loop: it is replaced, not waited for again).
+        self._scripts_stopped: dict[int, float] = {}
         self._saved_cookies: list[Any] = []
         self._cdp: dict[int, tuple[Page, CDPSession]] = {}
         self._navigations = 0
         self._blocked: list[str] = []
         # id(page) -> (main-frame navigation request not yet committed, time it finished or 0)
         self._pending_navigation: dict[int, tuple[Request, float]] = {}
+        # id(page) -> fetch/XHR requests sent and not answered yet; how many were announced in the document
+        self._inflight: dict[int, set[Request]] = {}
+        self._announced: dict[int, int] = {}
+        self._answered = 0  # fetch/XHR requests answered so far (any page)
         try:
             self.host.call(self._open_context, timeout=self.hang_timeout_s + 30.0)
         except BaseException:
@@ -365,9 +405,12 @@ class BrowserSession:
 
     # -------------------------------------------------------------------------------- guarded execution
     def _run(self, op: Callable[[], Any], *, budget_s: float, propagate: bool = False,
-             check_alive: bool = True) -> str:
+             check_alive: bool = True, unstick: bool = True, watch_busy: bool = False) -> str:
         """Run ``op`` on the browser thread, restoring a dead page/browser; returns a notice ("" if all was well).
 
+        With ``check_alive`` and ``unstick``, a page stuck in a script is stopped first (:meth:`_unstick`).  With
+        ``watch_busy`` (actions), the watchdog does not wait for ``budget_s`` when ``op`` has run for
+        :attr:`busy_patience_s` and the page has stopped answering (a script the action started never ends).
         Playwright errors that do not mean a dead target propagate only with ``propagate``; otherwise they become
         the notice.
         """
@@ -380,6 +423,9 @@ class BrowserSession:
             try:
                 if check_alive:
                     notice = _join(notice, self._deliver_events())
+                    if unstick:
+                        notice = _join(notice, self._unstick())
+                ticket.op_started = time.monotonic()
                 op()
             except PlaywrightError as exc:
                 if self._target_dead(exc):
@@ -390,24 +436,66 @@ class BrowserSession:
             return notice
 
         future = self.host.submit(task)
-        try:
-            return future.result(timeout=budget_s)
-        except _Cancelled:
-            return "the browser call was cancelled"
-        except FutureTimeout:
-            if not ticket.give_up():
-                return f"the browser is busy with other sessions; nothing was done in {budget_s:.0f} s, try again"
-        return self._stop_hung_call(future, budget_s)
+        deadline = time.monotonic() + budget_s
+        poll_s = BUSY_WATCH_POLL_S if watch_busy else budget_s
+        last_probe = -math.inf
+        while True:
+            try:
+                return future.result(timeout=max(0.0, min(poll_s, deadline - time.monotonic())))
+            except _Cancelled:
+                return "the browser call was cancelled"
+            except FutureTimeout:
+                pass
+            if time.monotonic() >= deadline:
+                if not ticket.give_up():
+                    return f"the browser is busy with other sessions; nothing was done in {budget_s:.0f} s, try again"
+                return self._stop_hung_call(future, f"the page did not respond within {budget_s:g} s", budget_s)
+            began = ticket.op_started
+            if began is None or not watch_busy:
+                continue
+            page = self._page
+            again = page is not None and self._recently_stopped(page)
+            patience = BUSY_WATCH_INTERVAL_S if again else self.busy_patience_s
+            now = time.monotonic()
+            if now - began < patience or now - last_probe < BUSY_WATCH_INTERVAL_S:
+                continue
+            last_probe = now
+            if self._page_stuck():
+                ticket.give_up()
+                said = ("the page's script, stopped before, kept it busy again" if again else
+                        f"the page's script kept it busy for over {patience:g} s")
+                return self._stop_hung_call(future, said, budget_s, first="crash" if again else "terminate")
 
-    def _stop_hung_call(self, future: Future[str], budget_s: float) -> str:
-        """The watchdog of this session's page: a call on it hung for ``budget_s``.  Terminate the page's script
-        from a second, concurrent call, then the hung call ends on its own; crash the page if that is not enough,
-        and kill Chromium only as the last resort."""
+    def _page_stuck(self) -> bool:
+        """Caller thread, while a call on the page is running: True if the page does not answer a trivial script
+        (probed from a concurrent call; never during a pending navigation, which defers DevTools commands)."""
+        def probe() -> bool:
+            page = self._page
+            if page is None or page.is_closed() or id(page) in self._pending_navigation:
+                return False
+            try:
+                self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=RESTARTED_PROBE_MS)
+                return False
+            except PlaywrightError:
+                return not page.is_closed()
+
+        try:
+            return bool(self.host.call(probe, timeout=RESTARTED_PROBE_MS / 1000 + INTERRUPT_TIMEOUT_S))
+        except BrowserError:
+            return False
+
+    def _stop_hung_call(self, future: Future[str], said: str, budget_s: float,
+                        first: Literal["terminate", "crash"] = "terminate") -> str:
+        """The watchdog of this session's page: a call on it hung (``said`` tells how).  Terminate the page's
+        script from a second, concurrent call, then the hung call ends on its own; crash the page if that is not
+        enough (or at once, with ``first="crash"``, for a page whose stopped script started again), and kill
+        Chromium only as the last resort (its message names ``budget_s``)."""
         page, context = self._page, self._context
-        said = f"the page did not respond within {budget_s:g} s"
         outcomes = {"terminate": "its running script was stopped",
                     "crash": "the page was crashed and replaced by a new tab",
                     "dispose": "its tabs were closed and a new browser context was opened"}
+        if first == "crash":
+            del outcomes["terminate"]
         for how, what in outcomes.items():
             if page is not None:
                 with contextlib.suppress(Exception):
@@ -421,6 +509,8 @@ class BrowserSession:
             if how != "terminate":
                 with contextlib.suppress(Exception):
                     notice = _join(notice, self.host.call(self._ensure_alive, timeout=30.0))
+            elif page is not None:
+                self._scripts_stopped[id(page)] = time.monotonic()
             return _join(f"{said}; {what}", notice)
         return self._recover_from_hang(budget_s)
 
@@ -557,12 +647,17 @@ class BrowserSession:
         context.set_default_navigation_timeout(self.navigation_timeout_s * 1000)
         if self.allowed is not None:
             context.route(self.allowed.outside_pattern(), self._route)
+        if self.settle_s:
+            context.add_init_script(COUNT_REQUESTS_JS)
         context.on("page", self._on_page)
         self._context = context
         self._cdp.clear()
         self._crashed.clear()
+        self._scripts_stopped.clear()
         self._blocked.clear()
         self._pending_navigation.clear()
+        self._inflight.clear()
+        self._announced.clear()
         self._page = context.new_page()
         with contextlib.suppress(PlaywrightError):
             browser_pid_on_thread(self.host)
@@ -590,8 +685,15 @@ class BrowserSession:
         with contextlib.suppress(PlaywrightError):
             if request.is_navigation_request() and request.frame.parent_frame is None:
                 self._pending_navigation[id(page)] = (request, 0.0)
+            elif request.resource_type in _SCRIPT_REQUESTS and request.frame.parent_frame is None:
+                self._inflight.setdefault(id(page), set()).add(request)
+                self._announced[id(page)] = self._announced.get(id(page), 0) + 1
 
     def _on_request_done(self, page: Page, request: Request, failed: bool) -> None:
+        inflight = self._inflight.get(id(page), set())
+        if request in inflight:
+            inflight.discard(request)
+            self._answered += 1
         pending = self._pending_navigation.get(id(page))
         if pending is not None and pending[0] is request:
             if failed:
@@ -602,6 +704,8 @@ class BrowserSession:
     def _on_navigated(self, page: Page, frame: Frame) -> None:
         if frame.parent_frame is None:
             self._pending_navigation.pop(id(page), None)
+            self._scripts_stopped.pop(id(page), None)  # a new document: its scripts are new
+            self._announced[id(page)] = 0  # a new document counts its requests from 0
             self._navigations += 1
             # Server redirects bypass route interception: catch a commit to another origin here.
             if self._outside(frame.url) and frame.url not in self._blocked:
@@ -661,6 +765,47 @@ class BrowserSession:
         except PlaywrightError:
             return not page.is_closed()
 
+    def _unstick(self) -> str:
+        """Browser thread, before a call on the active page: if the page is busy in a script (it does not run a
+        trivial one), give it :attr:`busy_patience_s` to finish, then stop the script; a page stuck again right
+        after (a timer that starts the loop again) is replaced by a new blank tab.  "" if the page was responsive,
+        else what was done.  Costs one round trip to the renderer when the page is responsive."""
+        page = self._page
+        if page is None or page.is_closed() or id(page) in self._pending_navigation or not self._busy(page):
+            return ""  # a pending navigation defers DevTools commands: its own timeout handles it
+        if self._recently_stopped(page):
+            said = "the page's script, stopped before, kept it busy again"
+        else:
+            patience = time.monotonic() + self.busy_patience_s
+            while time.monotonic() < patience:  # a slow script, or a loaded machine, gets its time
+                if page.is_closed() or not self._busy(page):
+                    return ""
+            said = f"the page's script kept it busy for over {self.busy_patience_s:g} s"
+            if self._terminate_script(page):
+                return f"{said} and was stopped"
+            said += " and started again after it was stopped"
+        url = page.url
+        self._replace_tab(page)
+        return f"{said}; the tab ({url[:200]}) was closed and replaced by a new blank tab"
+
+    def _terminate_script(self, page: Page) -> bool:
+        """Browser thread: stop the script running in ``page``; True if the page then answers (twice, a moment
+        apart: a timer that restarts the loop at once shows in the second probe)."""
+        with contextlib.suppress(PlaywrightError):
+            self._cdp_send(page, "Runtime.terminateExecution", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+        try:  # the first probe also absorbs a termination that found no script running
+            self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=RESTARTED_PROBE_MS)
+            page.wait_for_timeout(RESTART_CHECK_MS)
+            self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=RESPONSIVE_PROBE_MS)
+        except PlaywrightError:
+            return False
+        self._scripts_stopped[id(page)] = time.monotonic()
+        return True
+
+    def _recently_stopped(self, page: Page) -> bool:
+        stopped = self._scripts_stopped.get(id(page))
+        return stopped is not None and time.monotonic() - stopped < RESTART_WINDOW_S
+
     def _stop_busy_script(self, page: Page) -> bool:
         """Browser thread: if ``page`` is :meth:`_busy`, terminate the script that keeps it busy.  True if one was
         stopped."""
@@ -670,6 +815,7 @@ class BrowserSession:
             self._cdp_send(page, "Runtime.terminateExecution", timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
         with contextlib.suppress(PlaywrightError):  # absorbs a termination that found no script running
             self._cdp_send_all(page, [_RESPONSIVE_PROBE], timeout_ms=INTERRUPT_TIMEOUT_S * 1000)
+        self._scripts_stopped[id(page)] = time.monotonic()
         return True
 
     def _evaluate(self, page: Page, function_js: str, *args: Any, await_promise: bool = False) -> Any:
@@ -827,9 +973,12 @@ class BrowserSession:
         handler = getattr(self, f"_do_{action.name}")
         result: list[str] = []
         budget = self.hang_timeout_s + (arguments.get("wait_ms", 0) / 1000.0)
-        notice = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
+        unstick = action.name != "goto"  # goto leaves a busy page for a new tab at once
+        notice = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget, unstick=unstick,
+                           watch_busy=True)
         if not result and notice and action.name in _REDO_AFTER_RECOVERY:  # the page is fresh: do it on the new one
-            again = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget)
+            again = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget,
+                              unstick=unstick, watch_busy=True)
             notice = _join(notice, again, f"{action.name} was then carried out on the new tab" if result else "")
         outcome = result[0] if result else f"{action.name} was not carried out" if notice else ""
         return _join(self._take_notice(), notice, outcome)
@@ -840,6 +989,7 @@ class BrowserSession:
         assert page is not None
         self._blocked.clear()
         navigations = self._navigations
+        answered = self._answered
         started = time.monotonic()
         try:
             error = handler(page, arguments)
@@ -862,12 +1012,39 @@ class BrowserSession:
             error = _join(error, self._await_navigation(active, deadline))
             if self._navigations != navigations or active is not page:
                 error = _join(error, self._wait_loaded(active, deadline))
+        if active is not None and not active.is_closed() and (self.settle_s or self.fixed_delay_s):
+            self._settle(active, answered)
         if self._blocked or (active is not None and not active.is_closed() and self._outside(active.url)):
             url = self._blocked[0] if self._blocked else active.url if active is not None else ""
             error = _join(self._blocked_message(url), error if "ERR_BLOCKED" not in error else "")
             self._leave_blocked_page()
         self._save_cookies()
         return error
+
+    def _settle(self, page: Page, answered: int) -> None:
+        """Browser thread: after an action, wait :attr:`fixed_delay_s`, or until the fetch/XHR requests the page
+        sent are answered and their handlers ran (at most :attr:`settle_s`), so that what a script changes in
+        place (an AJAX "Add to cart") is on the page that is observed next."""
+        with contextlib.suppress(PlaywrightError):
+            if self.fixed_delay_s:
+                page.wait_for_timeout(self.fixed_delay_s * 1000)
+                return
+            deadline = time.monotonic() + self.settle_s
+            while True:
+                # every request the document started has been announced (its event can trail the action) and
+                # answered; then one frame, for the handlers of the answers to run
+                started = self._evaluate(page, SCRIPT_REQUESTS_STARTED_JS)
+                if (not isinstance(started, int) or started <= self._announced.get(id(page), 0)) \
+                        and not self._inflight.get(id(page)):
+                    if self._answered == answered:
+                        return  # the action started no request and none was answered meanwhile
+                    self._evaluate(page, NEXT_FRAMES_JS, await_promise=True)
+                    if not self._inflight.get(id(page)):
+                        return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                page.wait_for_timeout(min(SETTLE_POLL_MS, left * 1000))
 
     def _await_navigation(self, page: Page, deadline: float | None = None) -> str:
         """Wait (up to the navigation timeout) for a navigation the action started to commit; "" or why not."""

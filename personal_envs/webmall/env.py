@@ -2,7 +2,8 @@
 
 The env starts the four shops and the solution page on loopback (:class:`~personal_envs.webmall.server.ShopCluster`)
 or uses the URLs of the original WooCommerce shops (``shop_urls``), opens a fresh Chromium context per episode on
-the solution page, and drives it with BrowserGym-style actions.  The episode ends when the agent presses
+the solution page, and drives it with BrowserGym-style actions: JSON actions, or the action strings AgentLab's agents
+write (``click('11')``, ``fill('12', 'text')``; :mod:`personal_envs.browser.bgym_actions`).  The episode ends when the agent presses
 "Submit Final Result" on the solution page (or reports the task infeasible), or after ``max_steps`` (50).
 Scoring is the task's (:class:`~personal_envs.webmall.tasks.WebMallTask` over a
 :class:`~personal_envs.webmall.world.WebMallWorld`); the env feeds the world the pages the browser shows and the
@@ -17,6 +18,7 @@ so far, step by step).  The AX tree is BrowserGym's text by default (``axtree_fo
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession, PageObservation
+from personal_envs.browser.bgym_actions import decode_browser_action
 from personal_envs.browser.session import AXTREE_BACKENDS, AXTREE_FORMATS, AxTreeBackend, AxTreeFormat
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
@@ -34,6 +37,7 @@ from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catal
 from personal_envs.webmall.generator import generate_tasks
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
 from personal_envs.webmall.server import ShopCluster
+from personal_envs.webmall.solution_page import is_solution_url, load_solution_texts, read_submission
 from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_official_tasks, select_tasks
 from personal_envs.webmall.world import WebMallWorld
 
@@ -58,6 +62,10 @@ SHIPPED = "shipped"
 
 #: Longest wait a ``noop`` may ask for here (the browser allows more; 3 s is plenty for these pages).
 MAX_NOOP_WAIT_MS = 3000
+
+#: BrowserGym's ``pre_observation_delay`` (browsergym-core 0.14, the paper's runs): the longest wait for the page's
+#: requests after an action.
+BROWSERGYM_DELAY_S = 0.5
 
 
 def _action_specs(memory: bool) -> tuple[ActionSpec, ...]:
@@ -124,7 +132,9 @@ class WebMallEnv(PersonalEnv):
             sets; carts and orders read from the shops' server state, :mod:`personal_envs.webmall.evaluator`).
         shop_urls: Origins of the four original WooCommerce shops; no embedded shop is started then.
             ``"docker"`` (or ``"docker:<deployment>"``) reads them from the deployment that
-            ``personal-envs backend up webmall`` started on the local Docker engine.
+            ``personal-envs backend up webmall`` started on the local Docker engine.  Needs the official task data
+            (refused otherwise: generated tasks' answers do not exist on the original shops), unless
+            ``tasks="generated"`` says that the shops serve the shipped catalog.
         viewport: Browser viewport ``(width, height)``.
         navigation_timeout_s: Limit for a page to load.
         axtree_format: ``"browsergym"`` (default: BrowserGym's ``flatten_axtree_to_str`` text with AgentLab's WebMall
@@ -136,6 +146,12 @@ class WebMallEnv(PersonalEnv):
             (``tests/webmall/test_axtree_backends.py``) at under half the cost; ``"auto"`` on external shops.
         render_mode: ``None`` or ``"ansi"``.
         host: Browser host (default: the process-wide shared one).
+        pre_observation_delay: What happens between an action and the observation.  BrowserGym (the paper's
+            runs) sleeps ``pre_observation_delay`` = 0.5 s after every action, so an in-place "Add to cart" shows
+            its "View cart" link and the new count.  ``None`` (default): wait instead until the fetch/XHR requests
+            the page sent are answered and handled, at most 0.5 s (the same page as BrowserGym's whenever the
+            page's script finishes within 0.5 s, without the fixed cost on every step); a number: sleep that many
+            seconds after every action, as BrowserGym does.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -159,6 +175,7 @@ class WebMallEnv(PersonalEnv):
         render_mode: str | None = None,
         host: BrowserHost | None = None,
         scoring: str = "official",
+        pre_observation_delay: float | None = None,
     ) -> None:
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
@@ -172,11 +189,17 @@ class WebMallEnv(PersonalEnv):
         self.use_marks = observation_mode == "screenshot"
         self.use_memory = observation_mode == "axtree+memory"
         super().__init__(_action_specs(self.use_memory), max_steps=max_steps, render_mode=render_mode)
+        # BrowserGym action strings (``click('11')``) as AgentLab's agents write them, besides JSON actions
+        self.action_space.decoder = functools.partial(decode_browser_action, specs=self._spec_by_name)
 
         official_dir = resolve_data_dir(data_dir)
         if tasks == "official" and official_dir is None:
             raise FileNotFoundError("tasks='official' needs the official data: pass data_dir= or run "
                                     "'personal-envs data fetch webmall'")
+        if shop_urls is not None and official_dir is None and tasks == "auto":
+            raise ValueError("shop_urls needs the official task data (generated tasks' answers do not exist on the "
+                             "original shops): pass data_dir= or run 'personal-envs data fetch webmall' "
+                             "(tasks='generated' for shops that serve the shipped catalog)")
         self.catalog: Catalog = load_catalog(official_dir)
         if official_dir is not None and tasks != "generated":
             all_tasks = load_official_tasks(official_dir)
@@ -195,6 +218,9 @@ class WebMallEnv(PersonalEnv):
         if axtree_format not in AXTREE_FORMATS:
             raise ValueError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
+        if pre_observation_delay is not None and not 0 <= float(pre_observation_delay) <= 10:
+            raise ValueError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
+        self.pre_observation_delay = None if pre_observation_delay is None else float(pre_observation_delay)
         self._host = host
 
         obs_spaces: dict[str, spaces.Space[Any]] = {
@@ -211,9 +237,14 @@ class WebMallEnv(PersonalEnv):
             obs_spaces["memory"] = UnicodeText(MAX_MEMORY_CHARS)
         self.observation_space = spaces.Dict(obs_spaces)
 
+        frontend = None
         if isinstance(shop_urls, str):
-            shop_urls = _deployment_origins(shop_urls)
-        self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls)
+            shop_urls, frontend = _deployment_origins(shop_urls)
+        #: The solution page's words: the official page's when the data (or the Docker deployment's folder) holds it.
+        self.solution_texts = load_solution_texts(
+            official_dir, data_home() / "webmall-docker" if data_dir is None else None)
+        self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls, solution_texts=self.solution_texts,
+                                   solution_origin=frontend)
         self.world = WebMallWorld(self.cluster, scoring=scoring)
         self.scoring = scoring
         self._last_official_score = 0.0
@@ -241,6 +272,10 @@ class WebMallEnv(PersonalEnv):
         return self.task.expected_urls(self.origins)
 
     # ------------------------------------------------------------------------------------------------ hooks
+    def parse(self, action: Any) -> Action:
+        """Parse a JSON action or a BrowserGym action string (``fill('12', 'text')``; parsed, never run)."""
+        return decode_browser_action(action, self._spec_by_name)
+
     def _ensure_session(self) -> BrowserSession:
         session = self.world.session
         if session is None or session.closed:
@@ -249,6 +284,8 @@ class WebMallEnv(PersonalEnv):
                 self._host, viewport=self.viewport, allowed_origins=allowed,
                 navigation_timeout_s=self.navigation_timeout_s, axtree_backend=self.axtree_backend,
                 axtree_format=self.axtree_format,
+                settle_s=BROWSERGYM_DELAY_S if self.pre_observation_delay is None else 0.0,
+                fixed_delay_s=self.pre_observation_delay or 0.0,
             )
         return session
 
@@ -271,6 +308,8 @@ class WebMallEnv(PersonalEnv):
         self._page = None
         result = self._apply(action)
         result.error = self._look(result.error)
+        if not result.terminated:
+            self._read_submission(result)
         verdict_score = self._validate_official(action, result)
         if self.dense and self.scoring == "official":
             result.reward = self._last_official_score = verdict_score
@@ -295,11 +334,23 @@ class WebMallEnv(PersonalEnv):
         if action.name == "send_msg_to_user" and "Done" not in str(action.arguments.get("text", "")):
             error = ("messages are not answers here: submit the result on the solution page "
                      f"{self.cluster.solution_origin}/ with 'Submit Final Result'" + (f"; {error}" if error else ""))
-        latest = self.cluster.solution_state.latest()
-        if latest is not None:
-            self.world.submission = self.trace.answer = latest.text
-            return StepResult(terminated=True, error=error, info={"submitted": True})
         return StepResult(error=error)
+
+    def _read_submission(self, result: StepResult) -> None:
+        """After a step on the solution page, the text it shows as submitted (as the official evaluator reads it:
+        ``#submittedResult``, stripped); a non-empty one is the episode's answer and ends the episode."""
+        session = self.world.session
+        page_url = self._page.url if self._page is not None else ""
+        if session is None or session.closed or not is_solution_url(page_url, self.cluster.solution_origin):
+            return
+        try:
+            text = str(session.call(read_submission, timeout=10.0))
+        except Exception:  # noqa: BLE001 - an unreadable page shows no submission
+            return
+        if text:
+            self.world.submission = self.trace.answer = text
+            result.terminated = True
+            result.info["submitted"] = True
 
     def _validate_official(self, action: Action, result: StepResult) -> float:
         """The official ``validate`` after this step: flag checkpoints from the page now shown, end the episode on a
@@ -417,14 +468,15 @@ class WebMallEnv(PersonalEnv):
         super().close()
 
 
-def _deployment_origins(shop_urls: str) -> list[str]:
-    """The four shop origins of a running Docker deployment named by ``"docker"`` / ``"docker:<name>"``."""
+def _deployment_origins(shop_urls: str) -> tuple[list[str], str | None]:
+    """The four shop origins of a running Docker deployment named by ``"docker"`` / ``"docker:<name>"``, and the
+    origin of its solution page (the official frontend) when it runs."""
     kind, _, name = shop_urls.partition(":")
     if kind != "docker":
         raise ValueError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
-    from personal_envs.backends.deployment import running_origins
+    from personal_envs.backends.deployment import running_container_origin, running_origins
 
     origins = running_origins(name or "webmall")
     if len(origins) != 4:
         raise ValueError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
-    return origins
+    return origins, running_container_origin(name or "webmall", "WebMall_frontend")

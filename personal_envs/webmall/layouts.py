@@ -23,6 +23,7 @@ from html import escape
 from urllib.parse import quote_plus
 
 from personal_envs.webmall.catalog import CategoryNode, Product, Shop
+from personal_envs.webmall.listing import Listing
 
 #: Countries offered by the checkout form (value, label).
 COUNTRIES: tuple[tuple[str, str], ...] = (
@@ -55,6 +56,9 @@ AJAX_SCRIPT = (
     "if(!b.parentNode.querySelector('.added_to_cart')){var a=document.createElement('a');a.href='/cart/';"
     "a.className='added_to_cart wc-forward';a.title='View cart';a.textContent='View cart';b.after(a);}"
     "document.querySelectorAll('.cart-contents-count').forEach(function(c){c.textContent=d.count;});});});"
+    # WooCommerce's woocommerce.js: choosing an ordering sends its form
+    "document.addEventListener('change',function(ev){var s=ev.target;"
+    "if(s.matches&&s.matches('.woocommerce-ordering select.orderby')){s.form.submit();}});"
 )
 
 
@@ -221,19 +225,33 @@ class Layout:
     def frame(self, body: str, *, cart_count: int, query: str) -> str:
         raise NotImplementedError
 
-    def listing(self, heading: str, products: Sequence[Product], page: int, pages: int, base: str,
-                subcategories: Sequence[CategoryNode] = (), total: int = 0) -> str:
+    def listing(self, heading: str, listing: Listing, subcategories: Sequence[CategoryNode] = ()) -> str:
+        """A product archive: heading, subcategories, result count, WooCommerce's ordering drop-down, the products
+        and the pagination of :class:`~personal_envs.webmall.listing.Listing` (which decides what it shows)."""
         sub = ""
         if subcategories:
             sub = "<nav class=\"subcategories\" aria-label=\"Subcategories\"><ul>" + "".join(
                 f'<li><a href="{e(c.url_path)}">{e(c.name)}</a></li>' for c in subcategories) + "</ul></nav>"
+        products = listing.products
         if not products:
             items = '<p class="woocommerce-info woocommerce-no-products-found">No products were found matching your selection.</p>'
         else:
             items = self.items(products)
-        shown = f'<p class="woocommerce-result-count">{result_count(page, self.per_page, total)}</p>' if products else ""
-        return (f'<h1 class="woocommerce-products-header__title page-title">{e(heading)}</h1>{sub}{shown}{items}'
-                f"{self.pagination(page, pages, base)}")
+        shown = (f'<p class="woocommerce-result-count">{result_count(listing.page, self.per_page, listing.total)}</p>'
+                 if products else "")
+        ordering = self.ordering_form(listing) if products and listing.options else ""
+        return (f'<h1 class="woocommerce-products-header__title page-title">{e(heading)}</h1>{sub}{shown}{ordering}'
+                f"{items}{self.pagination(listing.page, listing.pages, listing.base)}")
+
+    def ordering_form(self, listing: Listing) -> str:
+        """WooCommerce's ``form.woocommerce-ordering``: the ``select.orderby`` drop-down (sent on change) and its
+        hidden fields."""
+        options = "".join(f'<option value="{e(value)}"{" selected" if value == listing.selected else ""}>'
+                          f"{e(label)}</option>" for value, label in listing.options)
+        hidden = "".join(f'<input type="hidden" name="{e(name)}" value="{e(value)}">'
+                         for name, value in listing.hidden_fields)
+        return (f'<form class="woocommerce-ordering" method="get" action="{e(listing.form_action)}">'
+                f'<select name="orderby" class="orderby" aria-label="Shop order">{options}</select>{hidden}</form>')
 
     def items(self, products: Sequence[Product]) -> str:
         raise NotImplementedError

@@ -26,11 +26,16 @@ Reimplemented from the official task, checkpoint and evaluator modules and ``sum
 * **Metrics** (``summarize_study.py``): benchmark set = the answer checkpoints, model set = the flagged answer
   checkpoints plus the wrong solutions of the *last* step (left out for Add-to-Cart, Checkout and End-to-End task
   types); completion = equal sets; P = |both| / |model| (0 when empty), R = |both| / |benchmark|; over tasks: mean
-  CR, mean P, mean R and F1 = harmonic mean of those means.
+  CR, mean P, mean R and F1 = harmonic mean of those means.  The wrong solutions are the ones the official analysis
+  reads back from its ``penalties.csv`` (:func:`stored_wrong_solutions`): ``task_logs_extractor.py`` joins them with
+  ``|`` into an unquoted CSV line and ``summarize_study.py`` reads the row with ``csv.DictReader`` and splits on
+  ``|``, so a wrong URL containing ``|`` counts as several, and a comma cuts off the rest of the list.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,8 +55,11 @@ URL_PATTERN = re.compile(
 #: Task types whose wrong solutions ``summarize_study.py`` leaves out of the model set.
 PENALTY_FREE_TYPES = frozenset({"Webmall_Add_To_Cart_Task", "Webmall_Checkout_Task", "Webmall_EndToEnd_Task"})
 _TASK_TYPE = re.compile(r"^(.*?_Task)\d+(?:_\d+){0,2}$")
-#: Texts longer than this are cut before URL extraction (a bound on regex work; real submissions are far shorter).
-MAX_SUBMISSION_CHARS = 200_000
+#: Longest whitespace-free run of a submission that URLs are looked for in (characters; the rest of such a run is
+#: not read).  A URL match never contains whitespace, so the text is read run by run; the official regex needs
+#: time quadratic in a run's length where it fails (8,000 characters of ``a.`` take 2 s), and no real URL is longer.
+MAX_URL_RUN_CHARS = 2048
+_RUN = re.compile(r"\S+")
 
 
 def official_normalize_url(url: str) -> str:
@@ -61,8 +69,32 @@ def official_normalize_url(url: str) -> str:
 
 
 def extract_submitted_urls(text: str) -> list[str]:
-    """URLs the official string checker finds in a submitted text (``###`` counts as a line break)."""
-    return [m.group(0) for m in URL_PATTERN.finditer(text[:MAX_SUBMISSION_CHARS].replace("###", "\n"))]
+    """URLs the official string checker finds in a submitted text (``###`` counts as a line break), the whole text
+    read (the official code reads it whole): the same matches as the official regex over the text, found run by
+    run between whitespace (each run read up to :data:`MAX_URL_RUN_CHARS`)."""
+    found: list[str] = []
+    seen: dict[str, list[str]] = {}
+    for run in _RUN.finditer(text.replace("###", "\n")):
+        token = run.group(0)[:MAX_URL_RUN_CHARS]
+        if token not in seen:
+            seen[token] = [m.group(0) for m in URL_PATTERN.finditer(token)]
+        found.extend(seen[token])
+    return found
+
+
+def stored_wrong_solutions(wrong: Sequence[str], experiment_id: str = "run", task_id: str = "task") -> list[str]:
+    """The wrong solutions as the official analysis reads them back: ``task_logs_extractor.py`` writes
+    ``experiment_id,task_id,penalty,<wrong solutions joined by |>`` to ``penalties.csv`` without CSV quoting, and
+    ``summarize_study.py`` reads the row's ``wrong_solutions`` column with ``csv.DictReader`` and splits it on ``|``.
+    So ``a|b`` becomes two wrong solutions, and everything after a comma is lost (it spills into extra columns)."""
+    joined = "|".join(str(item) for item in wrong) if wrong else ""
+    stored = f"experiment_id,task_id,penalty,wrong_solutions\n{experiment_id},{task_id},None,{joined}\n"
+    wrong_solutions: list[str] = []
+    for row in csv.DictReader(io.StringIO(stored)):
+        value = row.get("wrong_solutions") or ""
+        if value:
+            wrong_solutions.extend(value.split("|"))
+    return wrong_solutions
 
 
 def task_type(task_id: str) -> str:
@@ -291,7 +323,7 @@ class OfficialEpisode:
         benchmark = {cp.id for cp in answers}
         model = {cp.id for cp in answers if cp.flag}
         if task_type(self.task_id) not in PENALTY_FREE_TYPES:
-            model |= {str(w) for w in self.last_wrong}
+            model |= set(stored_wrong_solutions(self.last_wrong))
         return benchmark, model
 
     def metrics(self) -> dict[str, Any]:

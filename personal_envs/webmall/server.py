@@ -5,7 +5,8 @@ each on ``127.0.0.1`` with an ephemeral port, and serves them from background th
 ``/?s=<query>`` (search), ``/shop/``, ``/product-category/<path>/``, ``/product/<slug>/``, ``/cart/`` with
 ``POST /cart/add`` and ``POST /cart/update``, ``/checkout/`` (billing form, ``POST`` places the order) and
 ``/checkout/order-received/<n>/``.  Carts live on the server, keyed by a per-shop session cookie; the solution page
-records submissions.  Neither knows anything about tasks or answers.
+takes submissions in place, in the browser (the env reads them from the page).  Neither knows anything about tasks
+or answers.
 """
 
 from __future__ import annotations
@@ -15,18 +16,16 @@ import re
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import quote
 
 from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
-from personal_envs.webmall.catalog import SHOP_NAMES, Catalog, Product, Shop
+from personal_envs.webmall.catalog import Catalog, Product, Shop
 from personal_envs.webmall.layouts import COUNTRIES, e, layout_for
-from personal_envs.webmall.state import ShopState, SolutionState
+from personal_envs.webmall.listing import Listing, catalog_listing, search_listing
+from personal_envs.webmall.solution_page import PROJECT_TEXTS, SolutionTexts, render_solution_page
+from personal_envs.webmall.state import ShopState
 
 #: Largest request body accepted (bytes); larger bodies get 413.
 MAX_BODY = 1 << 20
-#: Longest solution text kept (characters).
-MAX_SOLUTION_CHARS = 100_000
-
 _REQUIRED_BILLING = ("first_name", "last_name", "address_1", "city", "state", "postcode", "email", "country")
 _COUNTRY_CODES = {code for code, _ in COUNTRIES if code}
 
@@ -72,13 +71,12 @@ class ShopApp(App):
         html = self.layout.document(title, body, cart_count=count, query=query)
         return Response(html, status, headers=headers)
 
-    def _listing(self, heading: str, products: Sequence[Product], request: Request, base: str,
+    def _catalog(self, heading: str, products: Sequence[Product], request: Request, base: str,
                  subcategories: Sequence[Any] = (), page: int = 1) -> str:
-        per_page = self.layout.per_page
-        pages = max(1, -(-len(products) // per_page))
-        page = min(page, pages)
-        chunk = products[(page - 1) * per_page: page * per_page]
-        return self.layout.listing(heading, chunk, page, pages, base, subcategories, total=len(products))
+        """A category or the shop page, in the ``orderby`` the request asks for (:mod:`.listing`)."""
+        listing = catalog_listing(products, base, orderby=request.arg("orderby")[:40], page=page,
+                                  per_page=self.layout.per_page)
+        return self.layout.listing(heading, listing, subcategories)
 
     # -------------------------------------------------------------------------------------------- routes
     def handle(self, request: Request) -> Response:
@@ -95,6 +93,8 @@ class ShopApp(App):
         page = 1
         if page_match:
             path, page = (page_match.group(1) or "/"), _page_number(page_match.group(2))
+        if request.arg("paged"):  # a query argument wins over the path (the ordering form sends paged=1)
+            page = _page_number(request.arg("paged"))
         if request.method == "POST":
             if path == "/cart/add":
                 return self._cart_add(request, session, headers)
@@ -109,16 +109,16 @@ class ShopApp(App):
         if path == "/":
             query = request.arg("s").strip()
             if query:
-                results = self.shop.search(query[:200])
-                if len(results) == 1 and not added:  # WooCommerce sends a single search result to its product page
-                    return Response.redirect(results[0].path + "/", 302, headers)
-                body = self._listing(f"Search results: “{query[:200]}”", results, request,
-                                     f"/?s={quote(query[:200])}&post_type=product", page=page)
+                listing = search_listing(self.shop, query, orderby=request.arg("orderby")[:40], page=page,
+                                         per_page=self.layout.per_page)
+                if listing.redirect is not None and not added:  # this shop opens a single result's page
+                    return Response.redirect(listing.redirect.path + "/", 302, headers)
+                body = self.layout.listing(f"Search results: “{listing.query}”", listing)
                 return self._page(f"Search results for {query[:80]}", self._added(added) + body, session, headers,
-                                  query=query[:200])
+                                  query=listing.query)
             return self._home(request, session, headers, added)
         if path.rstrip("/") == "/shop":
-            body = self._listing("Shop", self.shop.products, request, "/shop/", page=page)
+            body = self._catalog("Shop", self.shop.products, request, "/shop/", page=page)
             return self._page("Shop", self._added(added) + body, session, headers)
         if path.rstrip("/") == "/categories":
             body = f"<h1>Product categories</h1>{self.layout.tree(self.shop.root)}"
@@ -147,8 +147,9 @@ class ShopApp(App):
 
     def _home(self, request: Request, session: str, headers: dict[str, str], added: str = "") -> Response:
         top = sorted(self.shop.root.children.values(), key=lambda n: n.name.lower())
-        body = self._listing(f"Welcome to {self.shop.name}", self.shop.products[: self.layout.per_page], request,
-                             "/shop/", top)
+        shown = tuple(self.shop.products[: self.layout.per_page])
+        body = self.layout.listing(f"Welcome to {self.shop.name}", Listing(shown, len(shown), 1, 1, "", (), "",
+                                                                             "/shop/"), top)
         body += '<p><a href="/shop/">Browse all products</a></p>'
         return self._page("Home", self._added(added) + body, session, headers)
 
@@ -176,7 +177,7 @@ class ShopApp(App):
             return self._not_found(session, headers)
         products = [self.shop.by_slug[s] for s in node.all_product_slugs() if s in self.shop.by_slug]
         children = sorted(node.children.values(), key=lambda n: n.name.lower())
-        body = self._listing(node.name, products, request, node.url_path, children, page=page)
+        body = self._catalog(node.name, products, request, node.url_path, children, page=page)
         return self._page(node.name, self._added(added) + body, session, headers)
 
     def _cart_add(self, request: Request, session: str, headers: dict[str, str]) -> Response:
@@ -241,44 +242,19 @@ class ShopApp(App):
 
 
 class SolutionApp(App):
-    """The solution page: the preamble naming the shops, one text field and "Submit Final Result"."""
+    """The solution page (:mod:`~personal_envs.webmall.solution_page`): the official page's structure, submitting in
+    place (nothing is posted here)."""
 
-    def __init__(self, shop_origins: Sequence[str], state: SolutionState) -> None:
-        self.shop_origins = list(shop_origins)
-        self.state = state
+    def __init__(self, texts: SolutionTexts = PROJECT_TEXTS) -> None:
+        self.page = render_solution_page(texts)
 
     def handle(self, request: Request) -> Response:
-        if request.method == "POST" and request.path.rstrip("/") == "/submit":
-            text = request.field("solution")[:MAX_SOLUTION_CHARS]
-            self.state.submit(text)
-            return Response.redirect("/submitted", 303)
-        if request.path.rstrip("/") == "/submitted":
-            return Response(self._document("Submitted", "<h1>Thank you</h1><p role=\"status\">Your final result "
-                                           "has been submitted.</p>"))
-        if request.path == "/":
-            return Response(self._document("Solution page", self._form()))
+        if request.path == "/" and request.method == "GET":
+            return Response(self.page)
         if request.path == "/favicon.ico":
             return Response("", 204)
-        return Response(self._document("Not found", '<h1>Not found</h1><p><a href="/">Solution page</a></p>'), 404)
-
-    def _form(self) -> str:
-        shops = "".join(f'<li>{e(name)}: <a href="{e(origin)}">{e(origin)}</a></li>'
-                        for name, origin in zip(SHOP_NAMES, self.shop_origins, strict=False))
-        return (
-            "<h1>WebMall</h1><p>The shops of this task:</p>"
-            f"<ul>{shops}</ul>"
-            "<p>Type your result below: offer URLs separated by ###, any other result as text, or \"Done\" when "
-            "there is nothing to report.</p>"
-            '<form method="post" action="/submit"><label for="solution">Final result</label>'
-            '<textarea id="solution" name="solution" rows="6" cols="90"></textarea>'
-            '<p><button type="submit" id="submit-final">Submit Final Result</button></p></form>'
-        )
-
-    @staticmethod
-    def _document(title: str, body: str) -> str:
-        return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
-                "<style>body{font-family:sans-serif;margin:40px;max-width:900px}textarea{width:100%}</style>"
-                f"</head><body>{body}</body></html>")
+        return Response("<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>404 Not Found</h1>"
+                        "</body></html>", 404 if request.method == "GET" else 405)
 
 
 def _handler_for(app_getter: Callable[[], App]) -> type[BaseHTTPRequestHandler]:
@@ -342,13 +318,16 @@ class ShopCluster:
         host: Interface to bind (loopback by default).
         shop_origins: Origins of external shops (the original WooCommerce installs); when given, no shop server is
             started and only the solution page is served here.
+        solution_texts: The solution page's words (the official page's when the data holds it).
+        solution_origin: Origin of an external solution page (the official deployment's frontend); when given, no
+            solution page is served here.
     """
 
-    def __init__(self, catalog: Catalog, host: str = "127.0.0.1", shop_origins: Sequence[str] | None = None) -> None:
+    def __init__(self, catalog: Catalog, host: str = "127.0.0.1", shop_origins: Sequence[str] | None = None,
+                 solution_texts: SolutionTexts = PROJECT_TEXTS, solution_origin: str | None = None) -> None:
         self.catalog = catalog
         self.external = shop_origins is not None
         self.states = [ShopState(i) for i in range(1, 5)]
-        self.solution_state = SolutionState()
         self._servers: list[_Server] = []
         self.apps: list[ShopApp] = []
         try:
@@ -365,13 +344,15 @@ class ShopCluster:
                 if len(shop_origins) != 4:
                     raise ValueError(f"shop_urls needs the four shop origins, got {len(shop_origins)}")
                 self.shop_origins = [origin.rstrip("/") for origin in shop_origins]
-            solution_app = SolutionApp(self.shop_origins, self.solution_state)
-            self._solution = _Server(host, lambda: solution_app, "solution")
-            self._servers.append(self._solution)
+            if solution_origin is None:
+                solution_app = SolutionApp(solution_texts)
+                solution = _Server(host, lambda: solution_app, "solution")
+                self._servers.append(solution)
+                solution_origin = solution.origin
         except BaseException:
             self.close()
             raise
-        self.solution_origin = self._solution.origin
+        self.solution_origin = solution_origin.rstrip("/")
         self._all_servers = list(self._servers)
 
     def origins(self) -> dict[str, str]:
@@ -390,10 +371,9 @@ class ShopCluster:
         return restarted
 
     def reset_state(self) -> None:
-        """Empty every cart, order list, visit log and the submissions (start of an episode)."""
+        """Empty every cart, order list and visit log (start of an episode)."""
         for state in self.states:
             state.clear()
-        self.solution_state.clear()
 
     def close(self) -> None:
         """Stop every server and join its thread (idempotent)."""

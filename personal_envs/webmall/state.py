@@ -1,4 +1,4 @@
-"""Server-side state of the embedded shops: carts per session, placed orders, visited product pages, submissions.
+"""Server-side state of the embedded shops: carts per session, placed orders, visited product pages.
 
 The evaluator reads carts and orders from here (never from page text).  Every method is thread-safe because the
 HTTP servers handle requests on their own threads.
@@ -12,13 +12,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from personal_envs.webmall.evaluator import Order
-
-
-@dataclass
-class Submission:
-    """A text submitted on the solution page."""
-
-    text: str
 
 
 @dataclass
@@ -88,26 +81,3 @@ class ShopState:
             self.carts.clear()
             self.orders.clear()
             self.visits.clear()
-
-
-@dataclass
-class SolutionState:
-    """Submissions received by the solution page."""
-
-    submissions: list[Submission] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def submit(self, text: str) -> None:
-        """Record a submission."""
-        with self.lock:
-            self.submissions.append(Submission(text))
-
-    def latest(self) -> Submission | None:
-        """The last submission, if any."""
-        with self.lock:
-            return self.submissions[-1] if self.submissions else None
-
-    def clear(self) -> None:
-        """Forget submissions (start of an episode)."""
-        with self.lock:
-            self.submissions.clear()

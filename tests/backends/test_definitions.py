@@ -4,6 +4,7 @@ the one-line errors when there is no engine (the Docker-engine tests are in test
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -112,11 +113,47 @@ def test_without_an_engine_each_command_says_what_is_missing_in_one_line(action:
     assert not (tmp_path / "webmall-docker").exists()  # nothing downloaded when there is no engine
 
 
+HIDE_SDK = """
+import importlib.machinery, os, sys
+sdk = importlib.machinery.PathFinder.find_spec("docker")
+sdk_dir = os.path.dirname(os.path.dirname(sdk.origin)) if sdk and sdk.origin else None
+class WithoutSdk:  # this interpreter as it is without the Docker SDK installed: the path entry holding it is skipped
+    def find_spec(self, name, path=None, target=None):
+        if name != "docker":
+            return None
+        entries = [entry for entry in sys.path if os.path.abspath(entry or ".") != sdk_dir]
+        spec = importlib.machinery.PathFinder.find_spec(name, entries)
+        if spec is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return spec
+sys.meta_path.insert(0, WithoutSdk())
+"""
+
+
+@pytest.mark.parametrize("action", ["up", "status"])
+def test_without_the_sdk_the_repository_docker_folder_is_not_taken_for_it(action: str, tmp_path: Path) -> None:
+    script = HIDE_SDK + "from personal_envs.cli import main; sys.exit(main(['backend', sys.argv[1], 'webmall']))"
+    env = {**os.environ, "PERSONAL_ENVS_DATA": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script, action], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)  # from the repository root, where docker/ is on sys.path
+    assert done.returncode == 1 and done.stdout == ""
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: the Docker SDK is missing: pip install 'personal-envs[docker]'"), line
+    assert f"found only the folder {ROOT / 'docker'}" in line and "no Docker engine" not in line
+    installed = importlib.util.find_spec("docker")
+    if installed is None or installed.origin is None:
+        return
+    # with the SDK installed, the same import from the same place is the SDK, not the folder
+    sdk = subprocess.run([sys.executable, "-c", "import docker; print(docker.__file__)"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert sdk.returncode == 0 and "site-packages" in sdk.stdout
+
+
 def test_shop_urls_must_be_origins_or_docker() -> None:
     from personal_envs.webmall.env import WebMallEnv
 
     with pytest.raises(ValueError, match="docker"):
-        WebMallEnv(data_dir="shipped", shop_urls="kubernetes")
+        WebMallEnv(data_dir="shipped", tasks="generated", shop_urls="kubernetes")
 
 
 def test_the_knowu_compose_file_is_generated_and_the_image_is_started_as_the_official_launcher_does() -> None:

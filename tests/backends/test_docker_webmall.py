@@ -51,8 +51,7 @@ def leftovers(name: str) -> list[str]:
             + [f"network {n.name}" for n in CLIENT.networks.list(filters=selector)])
 
 
-@pytest.fixture(scope="module")
-def standin_image() -> str:
+def build_standin_image() -> str:
     """The stand-in shop image: Debian's python3 and the shop script; its content comes from a volume."""
     dockerfile = textwrap.dedent("""\
         FROM {BASE}
@@ -62,6 +61,12 @@ def standin_image() -> str:
         CMD ["python3", "/opt/standin_shop.py", "/srv/shop/shop.json"]
     """)
     return build_on_base(CLIENT, STANDIN, dockerfile, {"standin_shop.py": (HERE / "standin_shop.py").read_bytes()})
+
+
+@pytest.fixture(scope="module")
+def standin_image() -> str:
+    """The stand-in shop image (:func:`build_standin_image`)."""
+    return build_standin_image()
 
 
 def write_backup(directory: Path, name: str, shop: dict[str, Any]) -> Path:
@@ -105,7 +110,7 @@ def test_up_restores_backups_health_checks_and_down_leaves_nothing(standin_image
         [status] = deployment_status(name, CLIENT)
         assert status.status == "running" and list(status.ports) == [8080]
         assert sorted(leftovers(name)) == sorted([f"container {name}-shop1", f"volume {name}-shop1",
-                                                  f"network {name}-net"])
+                                                  f"network {name}-net", f"volume {name}.up"])  # up's mark
     assert leftovers(name) == []
 
 
@@ -253,7 +258,7 @@ def test_webmall_external_scores_a_cart_and_a_checkout(webmall_shops: tuple[str,
     from personal_envs.webmall.world import cart_item_paths
 
     markup, deployment, origins = webmall_shops
-    env = WebMallEnv(data_dir="shipped", shop_urls=f"docker:{deployment}")  # origins read from the engine
+    env = WebMallEnv(data_dir="shipped", tasks="generated", shop_urls=f"docker:{deployment}")  # origins read from the engine
     try:
         assert env.cluster.shop_origins == origins
         cart_task = find_task(env, "cart", {1, 3})  # offers in two shops: two carts to read

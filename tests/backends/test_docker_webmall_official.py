@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from personal_envs.backends import Deployment, webmall
-from personal_envs.backends.deployment import running_origins
+from personal_envs.backends.deployment import running_container_origin, running_origins
 from tests.backends.images import build_on_base
 from tests.backends.test_docker_webmall import leftovers
 from tests.conftest import docker_client_or_skip
@@ -105,6 +105,8 @@ def test_the_official_flow_restores_configures_rewrites_and_restarts(roles_image
         origins = [f"http://localhost:{port}" for port in shop_ports]
         assert deployment.origins() == origins == running_origins(name, CLIENT)
         assert "Submit Final Result" in get(f"http://127.0.0.1:{frontend}/")
+        # the env's solution page with shop_urls="docker:<name>": the deployment's own frontend
+        assert running_container_origin(name, "WebMall_frontend", CLIENT) == f"http://localhost:{frontend}"
         assert '"status":"green"' in get(f"http://127.0.0.1:{search}/_cluster/health")
         for n, (port, origin) in enumerate(zip(shop_ports, origins, strict=True), start=1):
             page = get(f"http://127.0.0.1:{port}/index.html")

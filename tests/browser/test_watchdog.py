@@ -58,7 +58,8 @@ def test_a_hung_page_delays_only_its_own_session(host: BrowserHost, serve) -> No
         thread.start()
     for thread in threads:
         thread.join(timeout=120)
-    assert "script kept it busy and was stopped" in results["goto"]
+    assert "script kept it busy" in results["goto"] and "stopped" in results["goto"]
+    assert "did not respond" not in results["goto"]  # stopped as a busy page, not after the hang budget
     assert len(progress) >= 6  # neighbours completed steps while the hung navigation waited for its timeout
     assert host.launch_count == launches and hung.restarts == 0
     for session in neighbours:
@@ -108,3 +109,63 @@ def test_a_server_that_stalls_after_its_headers_costs_one_navigation_timeout(hos
             assert session.observe().error == error or "partial" in session.observe().axtree
         finally:
             session.close()
+
+
+LATE = "<html><body><p>loaded</p><script>setTimeout(() => { while (true) {} }, 100)</script></body></html>"
+SPIN_XY = ("<html><body style='margin:0'><button style='width:300px;height:200px' onclick='while (true) {}'>spin"
+           "</button></body></html>")
+SLOW_XY = ("<html><body style='margin:0'><button style='width:300px;height:200px' onclick='const t = Date.now(); "
+           "while (Date.now() - t < 1000) {} this.textContent = \"done\"'>slow</button></body></html>")
+
+
+def test_a_page_stuck_after_loading_is_stopped_at_the_next_step(host: BrowserHost, serve) -> None:
+    site = serve({"/late": LATE})
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=4.0)
+    assert session.goto(site.url("/late")) == ""
+    time.sleep(0.5)  # the timer has started its endless loop
+    error = session.execute({"action_type": "scroll", "delta_x": 0, "delta_y": 10})
+    assert "kept it busy for over 2 s and was stopped" in error, error
+    assert "did not respond" not in error  # stopped before the action, not by the watchdog's budget
+    obs = session.observe()
+    assert obs.error == error and "loaded" in obs.axtree and session.url == site.url("/late")
+    assert session.restarts == 0 and len(obs.tabs) == 1
+    session.close()
+
+
+def test_a_page_that_restarts_its_loop_is_replaced_by_a_blank_tab_at_the_next_step(host: BrowserHost, serve) -> None:
+    site = serve({"/rehang": REHANG, "/ok": OK})
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=4.0)
+    launches = host.launch_count
+    session.goto(site.url("/rehang"))
+    time.sleep(0.3)
+    error = session.execute({"action_type": "scroll", "delta_x": 0, "delta_y": 10})
+    assert "started again after it was stopped" in error and "replaced by a new blank tab" in error, error
+    assert "did not respond" not in error
+    obs = session.observe()
+    assert obs.url == "about:blank" and len(obs.tabs) == 1
+    assert session.goto(site.url("/ok")) == "" and "fine" in session.observe().axtree
+    assert host.launch_count == launches and session.restarts == 0
+    session.close()
+
+
+def test_an_input_event_whose_handler_never_ends_is_stopped_after_the_patience(host: BrowserHost, serve) -> None:
+    site = serve({"/spin": SPIN_XY})
+    session = BrowserSession(host, action_timeout_s=2.0, navigation_timeout_s=4.0)
+    assert session.goto(site.url("/spin")) == ""
+    error = session.execute({"action_type": "click_xy", "x": 100, "y": 100})  # a mouse event has no timeout
+    assert "kept it busy for over 2 s; its running script was stopped" in error, error
+    assert "did not respond" not in error
+    obs = session.observe()
+    assert "spin" in obs.axtree and session.restarts == 0
+    session.close()
+
+
+def test_a_page_busy_for_less_than_the_patience_is_left_alone(host: BrowserHost, serve) -> None:
+    site = serve({"/slow": SLOW_XY})
+    session = BrowserSession(host, action_timeout_s=3.0, navigation_timeout_s=4.0)
+    assert session.goto(site.url("/slow")) == ""
+    assert session.execute({"action_type": "click_xy", "x": 100, "y": 100}) == ""  # its handler runs for 1 s
+    assert session.execute({"action_type": "scroll", "delta_x": 0, "delta_y": 10}) == ""
+    obs = session.observe()
+    assert obs.error == "" and "done" in obs.axtree  # the handler ran to its end: nothing was stopped
+    session.close()

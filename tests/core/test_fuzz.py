@@ -85,3 +85,19 @@ def test_a_vector_env_survives_a_bad_action_in_one_sub_env() -> None:
             assert infos["action_error"][0] and not infos["action_error"][1]
     finally:
         envs.close()
+
+
+def test_the_fuzz_script_loads_minilm_before_it_times_any_step() -> None:
+    """``python -m benchmarks.fuzz`` in a fresh process: the one-time MiniLM load happens before the first step (it
+    used to fall inside a review step and count as a hang, exit status 1)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "benchmarks.fuzz", "--ids", "PersonalWAB-MultiTurn-v0",
+                           "--per-id", "24"], cwd=root, capture_output=True, text=True, timeout=600, check=False)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("MiniLM loaded once in "), done.stdout + done.stderr[-2000:]
+    assert lines[1].startswith("PersonalWAB-MultiTurn-v0") and "hangs  0" in lines[1]
+    assert done.returncode == 0, done.stdout

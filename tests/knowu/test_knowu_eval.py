@@ -58,3 +58,30 @@ def test_personalized_eval_and_a_combined_report(tmp_path: Path) -> None:
                                                       "routine_applies": False, "silent": True, "rejected": False}}]
     combined = report(records + silent)
     assert "always_ask" in combined and "always_silent" in combined and "Overall" in combined
+
+
+def _bucket_lines(text: str, policy: str) -> dict[str, list[str]]:
+    section = text.split(f"== {policy} ==", 1)[1].split("\n== ", 1)[0]
+    return {name: line.split()[1:] for line in section.splitlines() for name in ("Act", "Silent", "Stop")
+            if line.startswith(name + " ")}
+
+
+def test_knowu_table_prints_the_tables_for_the_projects_own_task_set(tmp_path: Path) -> None:
+    runs = {policy: tmp_path / f"{policy}.jsonl" for policy in ("always_ask", "always_act")}
+    for policy, out in runs.items():
+        _eval("KnowU-Proactive-v0", policy, out, 8)
+    done = subprocess.run([sys.executable, "-m", "personal_envs", "knowu", "table", *map(str, runs.values())],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "no KnowU episodes" not in done.stdout, done.stdout + done.stderr
+    assert "task set: personal-envs tasks: not comparable with the paper" in done.stdout
+    for policy, out in runs.items():
+        metrics = [json.loads(line)["metrics"] for line in out.read_text().splitlines()]
+        # the official buckets, disjoint: a rejection puts the episode in Stop, else the routine decides
+        stop = [m["stopped_after_rejection"] for m in metrics if m["rejected"]]
+        act = [m["success"] for m in metrics if not m["rejected"] and m["routine_applies"]]
+        silent = [m["silent"] for m in metrics if not m["rejected"] and not m["routine_applies"]]
+        expected = {name: [str(len(values)), f"{100 * sum(values) / len(values):.2f}" if values else "n/a"]
+                    for name, values in (("Act", act), ("Silent", silent), ("Stop", stop))}
+        assert _bucket_lines(done.stdout, policy) == expected
+    assert _bucket_lines(done.stdout, "always_act")["Silent"] == ["4", "0.00"]  # acting without a habit
+    assert _bucket_lines(done.stdout, "always_ask")["Stop"] == ["4", "100.00"]  # asked, was told no, stopped

@@ -177,11 +177,11 @@ def test_bad_input_never_crashes(env: WebMallEnv) -> None:
     for action, message in cases:
         obs, reward, terminated, truncated, _ = env.step(action)
         assert message in obs["last_action_error"] and not terminated
-    box = next(line for line in obs["axtree"].splitlines() if "textbox 'Final result'" in line)
+    box = next(line for line in obs["axtree"].splitlines() if "] textbox " in line)
     bid = box.strip().split("]")[0].lstrip("[")
     env.step({"action_type": "fill", "bid": bid, "value": "garbage ### not a url ###" + "x" * 300_000})
     button = next(line for line in env.step({"action_type": "noop"})[0]["axtree"].splitlines()
-                  if "Submit Final Result" in line)
+                  if "button 'Submit Final Result'" in line)
     obs, reward, terminated, truncated, info = env.step({"action_type": "click", "bid": button.strip()[1:].split("]")[0]})
     assert terminated and reward == 0.0
     assert info["metrics"]["completed"] == 0.0 and info["metrics"]["num_wrong"] == 0
@@ -247,7 +247,7 @@ def test_external_shops_and_a_page_that_never_loads(shipped_catalog: Any) -> Non
     shops = ShopCluster(shipped_catalog)
     hanging = HangingServer()
     try:
-        external = WebMallEnv(data_dir="shipped", shop_urls=shops.shop_origins, navigation_timeout_s=2.0)
+        external = WebMallEnv(data_dir="shipped", tasks="generated", shop_urls=shops.shop_origins, navigation_timeout_s=2.0)
         try:
             assert external.cluster.external and external.cluster.shop_origins == shops.shop_origins
             assert external.axtree_backend == "auto", "pages of unknown shops are read from Chromium's own tree"
@@ -257,7 +257,7 @@ def test_external_shops_and_a_page_that_never_loads(shipped_catalog: Any) -> Non
                 assert info["metrics"]["completed"] == 1.0, (category, info["metrics"])
         finally:
             external.close()
-        broken = WebMallEnv(data_dir="shipped", shop_urls=[hanging.origin, *shops.shop_origins[1:]],
+        broken = WebMallEnv(data_dir="shipped", tasks="generated", shop_urls=[hanging.origin, *shops.shop_origins[1:]],
                             navigation_timeout_s=1.5)
         try:
             broken.reset(options={"task_index": 0})

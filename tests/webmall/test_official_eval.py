@@ -5,6 +5,8 @@ official formulas re-derived here from the official code (its URL regex and norm
 from __future__ import annotations
 
 import ast
+import csv
+import io
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 from personal_envs.webmall.catalog import load_catalog
 from personal_envs.webmall.evaluator import aggregate, parse_submission, score_string
 from personal_envs.webmall.layouts import layout_for
+from personal_envs.webmall.listing import catalog_listing
 from personal_envs.webmall.official_eval import (
     OfficialEpisode,
     build_checklist,
@@ -22,6 +25,7 @@ from personal_envs.webmall.official_eval import (
     check_checkout,
     extract_submitted_urls,
     official_normalize_url,
+    stored_wrong_solutions,
     study_metrics,
     task_type,
 )
@@ -69,6 +73,8 @@ CASES: list[tuple[str, str, list[str]]] = [
     ("wrong shop", X.replace("8081", "8082"), [X]),
     ("Done", "Done", [X]),
     ("nothing found text", "No offer fits the requirements", [X]),
+    ("pipe in a wrong URL", f"{X}###{A}/product/a|b", [X]),
+    ("comma in a wrong URL", f"{X}###{A}/product/a,b###{B}/product/c", [X]),
 ]
 
 
@@ -99,11 +105,18 @@ def _reference(pattern: re.Pattern[str], normalize: Callable[[str], str], text: 
     flagged: set[str] = set()
     wrong: set[str] = set()
     spelled = {normalize(url): url for url in submitted}
+    wrong_in_order: list[str] = []
     for norm, original in spelled.items():
         if norm in wanted and wanted[norm] not in flagged:
             flagged.add(wanted[norm])
         else:
-            wrong.add(original)
+            wrong_in_order.append(original)
+    # task_logs_extractor.py writes penalties.csv with an f-string; summarize_study.py reads it back with csv
+    stored = io.StringIO("experiment_id,task_id,penalty,wrong_solutions\n"
+                         f"exp,task,None,{'|'.join(wrong_in_order)}\n")
+    for row in csv.DictReader(stored):
+        if row.get("wrong_solutions", ""):
+            wrong.update(row["wrong_solutions"].split("|"))
     return set(wanted.values()), flagged | wrong
 
 
@@ -148,6 +161,30 @@ def test_submission_table_scores_as_the_official_formulas(anchors_dir: Path) -> 
         assert name in differ_from_strict, name
     print(f"\n{len(CASES)} submissions; {len(differ_from_strict)} score differently under scoring='strict': "
           f"{differ_from_strict}; macro F1 official {official_total['F1']:.3f}, strict {aggregate(strict_rows)['F1']:.3f}")
+
+
+def test_the_stored_wrong_answers_are_split_on_pipes_as_the_official_analysis_reads_them() -> None:
+    episode = OfficialEpisode("Webmall_Find_Specific_Product_Task1", "string", (X,))
+    episode.validate(SOLUTION + "/", "", submitted=f"{X}###{A}/product/a|b")
+    assert episode.last_wrong == [f"{A}/product/a|b"]
+    benchmark, model = episode.solution_sets()
+    assert model == {"answer1", f"{A}/product/a", "b"} and episode.metrics()["precision"] == pytest.approx(1 / 3)
+    assert stored_wrong_solutions([f"{A}/product/a,b", f"{B}/product/c"]) == [f"{A}/product/a"]  # cut at the comma
+    assert stored_wrong_solutions([]) == []
+    # carts' wrong slugs are not stored for the penalty-free types
+    cart = OfficialEpisode("Webmall_Add_To_Cart_Task1", "cart", (X,))
+    cart.last_wrong = ["x|y"]
+    assert cart.solution_sets()[1] == set()
+
+
+def test_a_long_submission_is_read_whole(anchors_dir: Path) -> None:
+    pattern, _ = _official_pieces(anchors_dir)
+    text = "notes " * 30_000 + f"{A}/product/a.b###{X}/ (end)"
+    assert len(text) > 180_000
+    assert extract_submitted_urls(text) == [m.group(0) for m in pattern.finditer(text.replace("###", "\n"))]
+    assert extract_submitted_urls(text)[-1] == X  # the regex ends at a word boundary
+    # a whitespace-free run is read up to MAX_URL_RUN_CHARS: the official regex is quadratic there
+    assert extract_submitted_urls("a." * 500_000 + " " + X) == [X]
 
 
 def test_normalisation_quirks() -> None:
@@ -195,7 +232,7 @@ def test_cart_flags_on_the_shops_markup() -> None:
     assert check_cart(f"{A}/cart/", parse_html(cart), cps)[0] == pytest.approx(0.8)
     cps = _carts(build_checklist([url], "cart"))
     assert check_cart(f"{B}/cart/", parse_html(cart), cps) == (0.0, [product.slug])  # another shop's cart
-    listing = layout.document("l", layout.listing("Shop", [product], 1, 1, "/shop/", total=1), cart_count=1)
+    listing = layout.document("l", layout.listing("Shop", catalog_listing([product], "/shop/")), cart_count=1)
     cps = _carts(build_checklist([url], "cart"))
     assert check_cart(f"{A}/shop/", parse_html(listing), cps)[0] == 0.0
     added = listing.replace("ajax_add_to_cart\"", "ajax_add_to_cart added\"", 1).replace(

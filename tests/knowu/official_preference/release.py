@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from personal_envs.core.task import EpisodeTrace
 from personal_envs.knowu.official.release import OfficialRelease
 from personal_envs.knowu.official.source import OfficialSource, parse_release
+from personal_envs.knowu.state import EndState, read_state
+from personal_envs.simulators.phone.phone import Phone
 from tests.conftest import ANCHORS
 
 RELEASE = ANCHORS / "knowu" / "official"
@@ -25,3 +30,15 @@ def variants() -> list[tuple[str, str]]:
     """Every official preference variant as ``(class, role)``, sorted by class."""
     found = source()
     return [(cls.name, role) for cls in found.tasks("preference") for role in found.roles_of(cls.name)]
+
+
+def end_of(task: Any, answer: str = "", change: Callable[[Phone], None] | None = None) -> EndState:
+    """The end state of an episode of ``task`` that changed the seeded phone with ``change`` (through the apps'
+    own state, as the UI would) and answered ``answer``."""
+    phone = Phone(now=task.start)
+    task.prepare(phone)
+    if change is not None:
+        change(phone)
+    trace = EpisodeTrace()
+    trace.answer = answer or None
+    return read_state(phone, trace)

@@ -209,7 +209,7 @@ def test_log_source_applies_with_logs_and_a_broken_profile_names_the_field(tmp_p
 
 
 def test_paper_protocol_preset() -> None:
-    from personal_envs.knowu.official.routine.build import log_context
+    from personal_envs.knowu.official.user_logs import log_context
 
     noisy = json.loads((ANCHORS / "src/knowu_bench/user_logs/student_noise_25pct.json").read_text(encoding="utf-8"))
     env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper")

@@ -31,12 +31,9 @@ from personal_envs.knowu.official.texts import GENERAL_DATE, GENERAL_JUDGE, GENE
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
 from personal_envs.knowu.state import FOODS, SHOPS, EndState, read_state
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
-from personal_envs.knowu.world import seed_world
+from personal_envs.knowu.world import RUN_DATE, seed_world
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser
-
-#: The fixed run date for official setups that use "now" (the device clock synced to the host): runs are reproducible.
-RUN_DATE = datetime(2026, 5, 22, 9, 0)  # a Friday
 
 Seeder = Callable[[Phone], None]
 Scorer = Callable[[EndState, EpisodeTrace], tuple[float, str]]

@@ -14,7 +14,8 @@ from typing import Any
 
 from personal_envs.knowu.memory import MemoryConfig
 from personal_envs.knowu.official.preference.judge import JudgeProtocol, OfficialPreferenceJudge
-from personal_envs.knowu.official.preference.variants import PROJECT_TEMPLATE, build_variant
+from personal_envs.knowu.official.preference.rubric_fallback import BUILDERS
+from personal_envs.knowu.official.preference.variants import build_variant
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.texts import PREFERENCE_JUDGE
 from personal_envs.knowu.task import PhoneTask
@@ -37,7 +38,7 @@ def make_judge(option: Any, protocol: JudgeProtocol) -> OfficialPreferenceJudge:
                      f"OfficialPreferenceJudge for official preference tasks, got {option!r}")
 
 
-@official_task(*PROJECT_TEMPLATE)
+@official_task(*BUILDERS)
 def build_preference(ctx: BuildContext) -> PhoneTask:
     """One official preference variant (``ctx.cls.name`` for ``ctx.role`` and its profile and logs)."""
     options = ctx.options

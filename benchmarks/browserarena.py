@@ -75,7 +75,7 @@ def main() -> None:
             "banner_closer": P.make_banner_closer, "banner_ignorer": P.make_banner_ignorer}, 7 * k % 80,
             store=store, out_dir=out / "battles", env_id="BrowserArena-PopupBanner-v0", voter=ScoreVoter())
     print(f"\n{args.battles} battles (with screenshots and GIFs) in {time.perf_counter() - started:.1f} s")
-    board = compute_leaderboard(store.voted_battles())
+    board = compute_leaderboard(store.voted_battles(source="judge"))  # the score fallback is a judge
     print(board.table())
     plot_ratings(board, out / "leaderboard.png")
     print(f"artefacts in {out}")

@@ -15,14 +15,20 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import read_json, validate
 from personal_envs.llm.client import BASE_URL_ENV, MODEL_ENV, MODEL_FALLBACK_ENV
 
 #: Policy kwargs never written to the sidecar (secrets) or irrelevant to the results (worker plumbing).
 EXCLUDED_POLICY_KEYS = frozenset({"api_key", "client"})
 
 
-class ConfigMismatch(RuntimeError):
-    """The results file was written by a run with another configuration."""
+class ConfigMismatch(InputError, RuntimeError):
+    """The results file was written by a run with another configuration, or its sidecar is unreadable."""
+
+
+#: The sidecar: ``"<env id> | <policy>"`` -> the :func:`fingerprint` of the run that wrote those records.
+SidecarFile = dict[str, dict[str, Any]]
 
 
 def sidecar_path(results: Path) -> Path:
@@ -49,16 +55,19 @@ def check_and_store(results: Path, config: dict[str, Any], has_records: bool) ->
     """Refuse to resume ``results`` under another configuration; record ``config`` for the next resume.
 
     Raises:
-        ConfigMismatch: the sidecar holds a different configuration for the same env id and policy.
+        ConfigMismatch: the sidecar holds a different configuration for the same env id and policy, or it is not
+            the sidecar's JSON (:data:`SidecarFile`), or it cannot be written.
     """
     path = sidecar_path(results)
     key = f"{config['env_id']} | {config['policy']}"
     stored: dict[str, Any] = {}
     if path.exists():
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ConfigMismatch(f"cannot read {path} ({exc}); delete it or use another --out") from None
+            stored = read_json(path, "configuration sidecar")
+            validate(SidecarFile, stored, str(path))
+        except InputError as exc:
+            raise ConfigMismatch(f"{exc}; delete {path.name} (the check of the next resume starts over) or use "
+                                 "another --out") from None
     previous = stored.get(key)
     if previous is not None and has_records and previous != config:
         differing = [name for name in sorted(set(previous) | set(config)) if previous.get(name) != config.get(name)]
@@ -71,10 +80,14 @@ def check_and_store(results: Path, config: dict[str, Any], has_records: bool) ->
                       "checking that the configuration matches", stacklevel=2)
     if previous != config:
         stored[key] = config
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
-        tmp.replace(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(json.dumps(stored, indent=1, sort_keys=True), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            raise ConfigMismatch(f"cannot write the configuration sidecar {path} "
+                                 f"({exc.strerror or type(exc).__name__}); use another --out") from None
 
 
 def _jsonable(value: Any) -> Any:

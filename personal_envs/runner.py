@@ -12,11 +12,11 @@ benchmark's report function turns the records into the paper's table.
 from __future__ import annotations
 
 import ctypes
-import json
 import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -28,11 +28,14 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
+from personal_envs.core.arguments import check_keywords
+from personal_envs.core.errors import InputError, UnknownNameError
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy
 from personal_envs.run_config import check_and_store, fingerprint
 from personal_envs.run_extras import episode_extras, fatal_llm_failure, summary_lines
+from personal_envs.run_records import print_warning, read_records
 from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
@@ -76,13 +79,30 @@ def policy_names(env_id: str) -> list[str]:
     return sorted({*GENERIC_POLICIES, *entry_for(env_id).policies})
 
 
-def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
-    """Instantiate the policy ``name`` for ``env``."""
+def policy_factory(env_id: str, name: str) -> Any:
+    """The factory of policy ``name`` for ``env_id`` (:class:`~personal_envs.core.errors.UnknownNameError` listing
+    the available ones)."""
     factories = {**GENERIC_POLICIES, **entry_for(env_id).policies}
     if name not in factories:
-        raise KeyError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")
-    policy = load_object(factories[name])(env, seed=seed, **kwargs)
-    return policy
+        raise UnknownNameError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")
+    return load_object(factories[name])
+
+
+def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
+    """Instantiate the policy ``name`` for ``env``.
+
+    Raises:
+        UnknownNameError: no policy of that name for ``env_id``.
+        InputError: ``kwargs`` holds a keyword the policy does not take.
+    """
+    factory = policy_factory(env_id, name)
+    check_keywords(factory, kwargs, f"policy {name!r}", skip=("env", "seed"))
+    try:
+        return factory(env, seed=seed, **kwargs)
+    except TypeError as exc:  # a factory that passes **kwargs on: the class refused one of the user's keys
+        if "unexpected keyword argument" in str(exc) and any(f"'{key}'" in str(exc) for key in kwargs):
+            raise InputError(f"policy {name!r}: {exc}") from None
+        raise
 
 
 def run_episode(
@@ -131,13 +151,20 @@ def run_episode(
 
 
 # ---------------------------------------------------------------------------------- output and resume checks
-class OutputPathError(RuntimeError):
+class OutputPathError(InputError, RuntimeError):
     """The results file cannot be written (read-only folder, a file where a folder should be, ...)."""
 
 
 def check_output_path(path: Path) -> None:
-    """Make sure ``path`` can be appended to, creating its folder; raise :class:`OutputPathError` (one line)
-    otherwise.  Called before the first episode so a bad ``--out`` costs nothing."""
+    """Make sure ``path`` is (or can become) a regular file that can be appended to and that its folder takes the
+    files written beside it (the configuration sidecar, the trajectories), creating the folder; raise
+    :class:`OutputPathError` (one line) otherwise.  Called before the first episode so a bad ``--out`` costs
+    nothing."""
+    def refuse(exc: OSError, what: str) -> OutputPathError:
+        return OutputPathError(f"cannot write {what}: {exc.strerror or type(exc).__name__}")
+
+    if path.is_dir():
+        raise OutputPathError(f"cannot write the results file {path}: it is a folder; --out names a .jsonl file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existed = path.exists()
@@ -146,39 +173,22 @@ def check_output_path(path: Path) -> None:
         if not existed:
             path.unlink()
     except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise OutputPathError(f"cannot write the results file {path}: {reason}") from None
+        raise refuse(exc, f"the results file {path}") from None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as exc:
+        raise refuse(exc, f"the files kept beside the results file {path} (its configuration and trajectories) "
+                          f"in {path.parent}") from None
 
 
 def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
-    """The records of a results file that a run can resume from.  A line that is not a JSON object with an integer
-    ``episode`` is reported on stderr with its line number (when ``warn``) and skipped, never fatal."""
-    records: list[dict[str, Any]] = []
+    """The records of a results file that a run can resume from (``[]`` if there is no file yet).  A line that is
+    not a valid record (:class:`~personal_envs.run_records.EpisodeRecord`) is reported on stderr with its line
+    number (when ``warn``) and skipped, never fatal: its episode runs again."""
     if not path.exists():
-        return records
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            text = line.strip()
-            if not text:
-                continue
-            problem = ""
-            try:
-                record = json.loads(text)
-            except (ValueError, RecursionError) as exc:  # bad JSON, too many digits, nesting too deep
-                problem = f"not valid JSON ({str(exc)[:80]})"
-                record = None
-            if not problem and not isinstance(record, dict):
-                problem = f"a JSON {type(record).__name__}, not an object"
-            elif not problem:
-                episode = record.get("episode")
-                if isinstance(episode, bool) or not isinstance(episode, int) or episode < 0:
-                    problem = f"'episode' is {json.dumps(episode)[:40]}, not an episode number"
-            if problem:
-                if warn:
-                    print(f"warning: {path} line {number}: {problem}; line skipped", file=sys.stderr)
-                continue
-            records.append(record)
-    return records
+        return []
+    return read_records(path, warn=print_warning if warn else None)
 
 
 class LLMRunAborted(RuntimeError):
@@ -235,7 +245,11 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
         die_with_parent(parent_pid)
     import personal_envs  # noqa: F401  (registers the ids in the spawned process)
 
-    env = gym.make(config.env_id, **config.env_kwargs)
+    try:
+        env = gym.make(config.env_id, **config.env_kwargs)
+    except InputError as exc:
+        results.put({"worker_error": str(exc), "input_error": True})
+        return
     try:
         policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
         while (episode := tasks.get()) is not None:
@@ -245,6 +259,8 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
                     seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
                 )
             )
+    except InputError as exc:  # bad input: the parent reports it as such, in one line
+        results.put({"worker_error": str(exc), "input_error": True})
     except Exception as exc:
         results.put({"worker_error": f"{type(exc).__name__}: {exc}"})
     finally:
@@ -273,6 +289,8 @@ def _run_parallel(config: EvalConfig, episodes: Sequence[int]) -> Iterator[dict[
                     raise RuntimeError("all evaluation workers exited before finishing the episodes") from None
                 continue
             if "worker_error" in record:
+                if record.get("input_error"):
+                    raise InputError(record["worker_error"])
                 raise RuntimeError(f"an evaluation worker failed to start: {record['worker_error']}")
             received += 1
             yield record
@@ -310,6 +328,20 @@ class _LocalEnv:
             self.env = None
 
 
+def check_config(config: EvalConfig) -> None:
+    """Refuse a configuration that cannot run as asked (:class:`~personal_envs.core.errors.InputError`): fewer than
+    one episode or worker, an unknown backend or policy, policy keywords the policy's factory does not take (the env
+    checks its own keywords when it is built)."""
+    if config.episodes is not None and (isinstance(config.episodes, bool) or config.episodes < 1):
+        raise InputError(f"--episodes must be at least 1, got {config.episodes}")
+    if config.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {config.workers}")
+    if config.backend not in BACKENDS:
+        raise InputError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
+    check_keywords(policy_factory(config.env_id, config.policy), config.policy_kwargs, f"policy {config.policy!r}",
+                   skip=("env", "seed"))
+
+
 def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
     """Number of tasks of an env configuration (the default episode count)."""
     env = gym.make(env_id, **env_kwargs)
@@ -322,14 +354,13 @@ def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
 def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
     """Run the evaluation; return every record of this env id and policy in the results file."""
     entry_for(config.env_id)  # fail early, with the known ids, on a typo
+    check_config(config)
     check_output_path(config.results_path())  # before the first episode, not after it
     log = JsonlLog(config.results_path())
 
     def mine(record: dict[str, Any]) -> bool:
         return record.get("env_id") == config.env_id and record.get("policy") == config.policy
 
-    if config.backend not in BACKENDS:
-        raise ValueError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
     existing = [r for r in resumable_records(log.path) if mine(r)]
     _check_configuration(config, has_records=bool(existing))
     done = {int(r["episode"]) for r in existing if not r.get("error")}

@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 
 import greenlet
 
+from personal_envs.browser.start_url import CHROMIUM_RESOLVER_RULES
+
 T = TypeVar("T")
 
 #: Chromium shipped by Debian's ``chromium`` package; override with ``PERSONAL_ENVS_CHROMIUM``.
@@ -62,6 +64,7 @@ CHROMIUM_ARGS: tuple[str, ...] = (
     "--disable-quic",
     "--metrics-recording-only",
     "--mute-audio",
+    f"--host-resolver-rules={CHROMIUM_RESOLVER_RULES}",  # cloud metadata services: unreachable from every page
 )
 
 

@@ -53,6 +53,7 @@ from personal_envs.browser.page_scripts import (
     STAMP_BIDS_JS,
 )
 from personal_envs.browser.process import browser_pid_on_thread, kill_browser
+from personal_envs.browser.start_url import FORBIDDEN_URL_PATTERN
 from personal_envs.core.actions import Action, ActionError, parse_action
 
 T = TypeVar("T")
@@ -1207,6 +1208,8 @@ class BrowserSession:
             if scheme in _FORBIDDEN_SCHEMES or (scheme and url[len(scheme) + 1:].startswith("//")):
                 return f"cannot open '{url[:200]}': only http(s), about:blank and data: URLs can be opened"
             url = "http://" + url  # "example.com/x" or "localhost:8000/x"
+        if FORBIDDEN_URL_PATTERN.match(url):
+            return f"blocked: {url[:200]} is a link-local or cloud-metadata address, which no page may load"
         if self.allowed is not None and not self.allowed.allows(url):
             return self._blocked_message(url)
         notice = ""

@@ -34,6 +34,7 @@ from gymnasium import spaces
 from personal_envs.core.actions import NAME_KEYS, Action, ActionError, load_action_object
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
@@ -171,13 +172,13 @@ class PersonalWABEnv(PersonalEnv):
         details_function: bool = False,
     ) -> None:
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+            raise InputError(f"mode must be one of {MODES}, got {mode!r}")
         if memory not in MEMORY_MODES:
-            raise ValueError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
+            raise InputError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
         if task_type is not None and task_type not in fn.TASK_TYPES:
-            raise ValueError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
+            raise InputError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
         if result_formula not in RESULT_FORMULAS:
-            raise ValueError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
+            raise InputError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
         super().__init__(fn.function_specs(details_function), max_steps=max_steps, render_mode=render_mode)
         self.result_formula = result_formula
         self.mode = mode
@@ -186,7 +187,7 @@ class PersonalWABEnv(PersonalEnv):
         self.backend = shared_backend(data_dir, data, dict(generate or {}))
         records = self.backend.data.tasks(split, task_type)
         if not records:
-            raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
+            raise InputError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
         self.tasks = [PersonalWABTask(record, split, index, result_formula)
                       for index, record in enumerate(records)]
         self.user = self._make_user(user)
@@ -325,7 +326,7 @@ class PersonalWABEnv(PersonalEnv):
             local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
             official = str(local) if local is not None and local.is_file() else None
             return LLMShopper(official_source=official, redact_leaks=True)
-        raise ValueError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
+        raise InputError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
 
 
 def _raw_name(raw: Any) -> str | None:

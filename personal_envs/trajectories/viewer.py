@@ -15,8 +15,10 @@ URL layout (the same in the server and in an export)::
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -27,7 +29,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.core.http import LoopbackServer, send_body
+from personal_envs.core.http_guard import host_allowed
+from personal_envs.run_records import Warn, print_warning
 from personal_envs.trajectories.recorder import episode_dirname
 from personal_envs.trajectories.store import (
     Run,
@@ -39,6 +44,8 @@ from personal_envs.trajectories.store import (
 )
 
 _EPISODE_PATH = re.compile(r"^/r(\d+)/episode_(\d+)/(index\.html|images/[\w.-]+)$")
+#: A screenshot's name in a trajectory: a file of the episode's ``images`` folder (nothing outside it).
+_IMAGE_NAME = re.compile(r"^images/(?!\.\.?$)[\w.-]+$")
 _COMPARE_PATH = re.compile(r"^/compare/r(\d+)e(\d+)-r(\d+)e(\d+)/index\.html$")
 
 
@@ -51,15 +58,56 @@ def _json_for_script(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
+def _script_hash(code: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: Sequence[str]) -> str:
+    """The pages' Content-Security-Policy: only the page's own inline scripts (by hash) run, images come from the
+    viewer itself or ``data:`` URLs, nothing else loads.  A field that escaped escaping still cannot run script."""
+    hashes = " ".join(_script_hash(code) for code in scripts)
+    return (f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src 'self' data: file:; "
+            "base-uri 'none'; form-action 'none'")
+
+
 def _page(title: str, body: str, data: Any = None, *, root: str | None = "") -> str:
-    script = f"<script>window.PE_DATA = {_json_for_script(data)};</script>" if data is not None else ""
+    scripts = ([f"window.PE_DATA = {_json_for_script(data)};"] if data is not None else []) + [_static("viewer.js")]
     home = f'<a href="{root}index.html">all episodes</a>' if root is not None else ""
+    policy = html.escape(content_security_policy(scripts), quote=True)
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>{_static('viewer.css')}</style>{script}"
-        f"<script>{_static('viewer.js')}</script></head><body>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{policy}\">"
+        f"<title>{html.escape(title)}</title><style>{_static('viewer.css')}</style>"
+        + "".join(f"<script>{code}</script>" for code in scripts) + "</head><body>"
         f"<header class='top'><h1>{html.escape(title)}</h1>{home}</header><main>{body}</main></body></html>"
     )
+
+
+def _text(value: Any) -> str:
+    """Any value of a results line or a side file as escaped HTML text."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _number(value: Any) -> float:
+    """A numeric field as a float (0.0 when the file holds something else)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _size_note(size_file: Path) -> str:
+    """The ``size.json`` line of a run (empty when the file is missing or unreadable)."""
+    try:
+        info = json.loads(size_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(info, dict):
+        return ""
+    return (f"<div class='kbd'>trajectories: {_text(info.get('episodes'))} episodes, "
+            f"{_number(info.get('bytes', 0)) / 1e6:.2f} MB "
+            f"({_number(info.get('bytes_per_episode', 0)) / 1e3:.0f} kB per episode)</div>")
 
 
 @dataclass(frozen=True)
@@ -77,10 +125,13 @@ class EpisodeRow:
 class ViewerSite:
     """Every page of the viewer for ``runs`` (see the module docstring for the URLs)."""
 
-    def __init__(self, runs: Sequence[Run]) -> None:
+    def __init__(self, runs: Sequence[Run], warn: Warn = print_warning) -> None:
         if not runs:
-            raise ValueError("no runs to show")
+            raise InputError("no runs to show")
         self.runs = list(runs)
+        #: Where problems with the trajectory files go (default: ``warning: ...`` on stderr).
+        self.warn = warn
+        self._reported: set[tuple[int, int]] = set()
 
     # ----------------------------------------------------------------------------------------------- pages
     def rows(self) -> list[EpisodeRow]:
@@ -109,13 +160,7 @@ class ViewerSite:
                 table = report(run.env_id, run.records)
             except Exception as exc:  # a report that cannot be built must not hide the episodes
                 table = f"(no table: {type(exc).__name__}: {exc})"
-            size = ""
-            size_file = run.trajectory_dir / "size.json"
-            if size_file.is_file():
-                info = json.loads(size_file.read_text(encoding="utf-8"))
-                size = (f"<div class='kbd'>trajectories: {info.get('episodes')} episodes, "
-                        f"{info.get('bytes', 0) / 1e6:.2f} MB ({info.get('bytes_per_episode', 0) / 1e3:.0f} kB "
-                        f"per episode)</div>")
+            size = _size_note(run.trajectory_dir / "size.json")
             parts.append(f"<h2 id='run{i}'>r{i}: {html.escape(run.env_id)} / {html.escape(run.policy)} "
                          f"<span class='kbd'>{html.escape(str(run.results))}</span></h2>"
                          f"<pre class='paper-table'>{html.escape(table)}</pre>{size}")
@@ -162,8 +207,8 @@ class ViewerSite:
                 f"data-error='{error_kind}' data-run='r{row.run}'>"
                 f"<td>r{row.run}</td><td>{link}</td><td>{html.escape(task)}</td>"
                 f"<td>{html.escape(category_of(record))}</td><td>{html.escape(split_of(record))}</td>"
-                f"<td class='{'ok' if success else 'bad'}'>{float(record.get('score') or 0):.3f}</td>"
-                f"<td>{record.get('steps', '')}</td>"
+                f"<td class='{'ok' if success else 'bad'}'>{_number(record.get('score')):.3f}</td>"
+                f"<td>{_text(record.get('steps', ''))}</td>"
                 f"<td class='bad'>{html.escape(str(record.get('error') or '').splitlines()[0][:120]) if record.get('error') else ''}"
                 f"</td><td>{compare}</td></tr>"
             )
@@ -175,7 +220,10 @@ class ViewerSite:
     def episode_html(self, run_index: int, episode: int, *, inline_images: bool = False) -> str | None:
         """One episode's page (``None`` if it has no trajectory)."""
         run = self.runs[run_index]
-        trajectory = load_trajectory(run, episode)
+        try:
+            trajectory = load_trajectory(run, episode)
+        except InputError as exc:
+            return self._unreadable_page(run_index, episode, exc, root=None if inline_images else "../../")
         if trajectory is None:
             return None
         if inline_images:
@@ -191,7 +239,10 @@ class ViewerSite:
         titles: list[str] = []
         for run_index, episode in (left, right):
             run = self.runs[run_index]
-            trajectory = load_trajectory(run, episode)
+            try:
+                trajectory = load_trajectory(run, episode)
+            except InputError as exc:
+                return self._unreadable_page(run_index, episode, exc, root="../../")
             if trajectory is None:
                 return None
             titles.append(str(trajectory.get("task_id")))
@@ -199,6 +250,17 @@ class ViewerSite:
                           "title": f"r{run_index}: {run.policy} / episode {episode}"})
         title = f"{self.runs[left[0]].env_id}: {titles[0]} side by side"
         return _page(title, "<div id='views' class='views'></div>", {"views": views}, root="../../")
+
+    def _unreadable_page(self, run_index: int, episode: int, problem: InputError, *, root: str | None) -> str:
+        """The page of an episode whose trajectory cannot be read: what is wrong, reported once as a warning too."""
+        key = (run_index, episode)
+        if key not in self._reported:
+            self._reported.add(key)
+            self.warn(f"{problem}; its episode page says so")
+        run = self.runs[run_index]
+        body = (f"<p class='bad'>The trajectory of r{run_index} episode {episode} cannot be shown: "
+                f"{html.escape(str(problem))}</p><p>The episode's record in the results file is not affected.</p>")
+        return _page(f"{run.env_id} episode {episode}", body, root=root)
 
     # ---------------------------------------------------------------------------------------------- routing
     def resolve(self, path: str) -> tuple[bytes, str] | None:
@@ -262,8 +324,7 @@ def _inline_images(trajectory: dict[str, Any], episode_dir: Path) -> dict[str, A
             if isinstance(value, dict) and isinstance(value.get("image"), str):
                 name = value["image"]
                 if name not in cache:
-                    data = (episode_dir / name).read_bytes()
-                    cache[name] = "data:image/jpeg;base64," + base64.b64encode(data).decode()
+                    cache[name] = _data_url(episode_dir, name)
                 value["image"] = cache[name]
 
     copy = json.loads(json.dumps(trajectory))
@@ -273,14 +334,29 @@ def _inline_images(trajectory: dict[str, Any], episode_dir: Path) -> dict[str, A
     return copy
 
 
-def _handler_for(site: ViewerSite) -> type[BaseHTTPRequestHandler]:
+def _data_url(episode_dir: Path, name: str) -> str:
+    """A screenshot of the episode's ``images`` folder as a ``data:`` URL ("" for any other name or a missing file:
+    a trajectory cannot make the page embed a file from elsewhere)."""
+    if not _IMAGE_NAME.match(name):
+        return ""
+    try:
+        data = (episode_dir / name).read_bytes()
+    except OSError:
+        return ""
+    return "data:image/jpeg;base64," + base64.b64encode(data).decode()
+
+
+def _handler_for(site: ViewerSite, host_names: tuple[str, ...] = ()) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            if not host_allowed(self.headers.get("Host", ""), host_names):  # a rebound foreign domain
+                send_body(self, 403, b"this viewer answers only to this machine's names", "text/plain; charset=utf-8")
+                return
             found = site.resolve(self.path)
             if found is None:
                 send_body(self, 404, b"not found", "text/plain; charset=utf-8")
             else:
-                send_body(self, 200, found[0], found[1])
+                send_body(self, 200, found[0], found[1], {"X-Content-Type-Options": "nosniff"})
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
             return
@@ -290,7 +366,7 @@ def _handler_for(site: ViewerSite) -> type[BaseHTTPRequestHandler]:
 
 def serve(runs: Sequence[Run], *, host: str = "127.0.0.1", port: int = 0) -> LoopbackServer:
     """Serve the viewer of ``runs`` on ``host:port`` from a background thread (close the returned server)."""
-    return LoopbackServer(_handler_for(ViewerSite(runs)), "trajectory-viewer-{port}", host=host, port=port)
+    return LoopbackServer(_handler_for(ViewerSite(runs), (host,)), "trajectory-viewer-{port}", host=host, port=port)
 
 
 class EpisodeHTML:
@@ -302,7 +378,9 @@ class EpisodeHTML:
         self.height = height
 
     def _repr_html_(self) -> str:
-        return (f"<iframe srcdoc=\"{html.escape(self.page, quote=True)}\" style=\"width:100%;"
+        # sandboxed: the page runs its own scripts in an opaque origin, never with the notebook's origin
+        return (f"<iframe sandbox=\"allow-scripts\" srcdoc=\"{html.escape(self.page, quote=True)}\" "
+                f"style=\"width:100%;"
                 f"height:{self.height}px;border:1px solid #ccc\"></iframe>")
 
 

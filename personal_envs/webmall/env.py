@@ -31,6 +31,7 @@ from personal_envs.browser.session import AXTREE_BACKENDS, AXTREE_FORMATS, AxTre
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError, MissingDataError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.core.task import Evaluation
 from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catalog
@@ -102,7 +103,9 @@ def resolve_data_dir(data_dir: str | Path | None) -> Path | None:
             return None
         path = Path(data_dir).expanduser()
         if not path.is_dir():
-            raise FileNotFoundError(f"WebMall data_dir {path} does not exist; run 'personal-envs data fetch webmall'")
+            what = "is not a folder" if path.exists() else "does not exist"
+            raise MissingDataError(f"WebMall data_dir {path} {what}; run 'personal-envs data fetch webmall' (or pass "
+                                   f"data_dir='{SHIPPED}' for the catalog the project ships)")
         return path
     cached = data_home() / "webmall"
     if find_task_file(cached) is not None and find_product_csvs(cached) is not None:
@@ -178,11 +181,11 @@ class WebMallEnv(PersonalEnv):
         pre_observation_delay: float | None = None,
     ) -> None:
         if scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+            raise InputError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
         if observation_mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
+            raise InputError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
         if tasks not in ("auto", "official", "generated"):
-            raise ValueError(f"tasks must be 'auto', 'official' or 'generated', got {tasks!r}")
+            raise InputError(f"tasks must be 'auto', 'official' or 'generated', got {tasks!r}")
         self.observation_mode = observation_mode
         self.use_axtree = "axtree" in observation_mode
         self.use_screenshot = "screenshot" in observation_mode
@@ -194,10 +197,10 @@ class WebMallEnv(PersonalEnv):
 
         official_dir = resolve_data_dir(data_dir)
         if tasks == "official" and official_dir is None:
-            raise FileNotFoundError("tasks='official' needs the official data: pass data_dir= or run "
+            raise MissingDataError("tasks='official' needs the official data: pass data_dir= or run "
                                     "'personal-envs data fetch webmall'")
         if shop_urls is not None and official_dir is None and tasks == "auto":
-            raise ValueError("shop_urls needs the official task data (generated tasks' answers do not exist on the "
+            raise InputError("shop_urls needs the official task data (generated tasks' answers do not exist on the "
                              "original shops): pass data_dir= or run 'personal-envs data fetch webmall' "
                              "(tasks='generated' for shops that serve the shipped catalog)")
         self.catalog: Catalog = load_catalog(official_dir)
@@ -213,13 +216,13 @@ class WebMallEnv(PersonalEnv):
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.navigation_timeout_s = navigation_timeout_s
         if axtree_backend is not None and axtree_backend not in AXTREE_BACKENDS:
-            raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
+            raise InputError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend or ("auto" if shop_urls else "dom")
         if axtree_format not in AXTREE_FORMATS:
-            raise ValueError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
+            raise InputError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
         if pre_observation_delay is not None and not 0 <= float(pre_observation_delay) <= 10:
-            raise ValueError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
+            raise InputError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
         self.pre_observation_delay = None if pre_observation_delay is None else float(pre_observation_delay)
         self._host = host
 
@@ -473,10 +476,10 @@ def _deployment_origins(shop_urls: str) -> tuple[list[str], str | None]:
     origin of its solution page (the official frontend) when it runs."""
     kind, _, name = shop_urls.partition(":")
     if kind != "docker":
-        raise ValueError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
+        raise InputError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
     from personal_envs.backends.deployment import running_container_origin, running_origins
 
     origins = running_origins(name or "webmall")
     if len(origins) != 4:
-        raise ValueError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
+        raise InputError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
     return origins, running_container_origin(name or "webmall", "WebMall_frontend")

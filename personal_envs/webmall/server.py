@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from personal_envs.core.http import LoopbackServer, Request, Response, read_request, send_response
+from personal_envs.core.http_guard import write_refusal
 from personal_envs.webmall.catalog import Catalog, Product, Shop
 from personal_envs.webmall.layouts import COUNTRIES, e, layout_for
 from personal_envs.webmall.listing import Listing, catalog_listing, search_listing
@@ -268,6 +269,10 @@ def _handler_for(app_getter: Callable[[], App]) -> type[BaseHTTPRequestHandler]:
         def _respond(self, method: str) -> None:
             request = read_request(self, MAX_BODY)
             if request is None:
+                return
+            refusal = write_refusal(request.headers) if request.method == "POST" else ""
+            if refusal:  # a page of another site posting into this shop's cart, checkout or answer box
+                send_response(self, Response(f"<h1>Forbidden</h1><p>{e(refusal)}</p>", 403))
                 return
             try:
                 response = app_getter().handle(request)

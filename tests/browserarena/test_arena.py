@@ -49,18 +49,21 @@ def test_battle_runs_end_to_end(arena: tuple[ArenaStore, Path, list[Any]]) -> No
     store, _root, results = arena
     first = results[0]
     assert first.side_a.score == 1.0 and first.side_b.score == 0.0
-    assert first.record.winner == "model_a" and first.record.voter == "score-fallback"
+    [judged] = store.votes(first.battle_id)
+    assert (judged.winner, judged.voter, judged.source) == ("model_a", "score-fallback", "judge")
+    assert first.record.winner is None  # a judge's vote is not a person's: the battle still waits for people
     trace = json.loads(Path(first.record.trace_a).read_text())
     assert trace["model"] == "banner_closer" and trace["steps"] and trace["steps"][0]["brain"]["next_goal"]
     assert trace["metrics"]["banner_closed"] is True
     with Image.open(first.record.gif_a) as gif:
         assert gif.format == "GIF" and getattr(gif, "n_frames", 1) == len(trace["steps"]) + 1
-    assert len(store.battles()) == 2 and len(store.voted_battles()) == 2
+    assert len(store.battles()) == 2 and len(store.voted_battles(source="judge")) == 2
+    assert store.voted_battles() == []  # people's leaderboard: no person voted
 
 
 def test_battles_show_up_in_the_leaderboard(arena: tuple[ArenaStore, Path, list[Any]]) -> None:
     store, _root, _results = arena
-    board = compute_leaderboard(store.voted_battles(), rounds=100)
+    board = compute_leaderboard(store.voted_battles(source="judge"), rounds=100)
     assert set(board.models) == {"banner_closer", "banner_ignorer"}
     assert board.ratings["banner_closer"] > board.ratings["banner_ignorer"]
     for model in board.models:

@@ -21,7 +21,7 @@ from personal_envs.browserarena.arena import ArenaStore, VotePage
 from personal_envs.browserarena.arena.agreement import agreement_rows, agreement_table
 from personal_envs.browserarena.arena.export import annotation_rows, to_csv, vote_rows
 from personal_envs.browserarena.arena.pool import pick_pair, run_pending
-from personal_envs.browserarena.arena.store import BattleRecord, StoredVote
+from personal_envs.browserarena.arena.store import BattleRecord, StoredVote, VoteRefused
 from personal_envs.cli import main
 
 
@@ -46,17 +46,22 @@ def test_agreement_with_and_without_ties() -> None:
     assert "ann / bob" in agreement_table(votes)
 
 
-def test_several_annotators_per_battle(tmp_path: Path) -> None:
+def test_several_annotators_per_battle_and_votes_are_final(tmp_path: Path) -> None:
     store = ArenaStore(tmp_path / "a.sqlite")
     battle = store.add_battle(BattleRecord("", "env", "t", "task", "m1", "m2"))
-    store.record_vote(battle, "model_a", "ann")
+    store.record_vote(battle, "tie (bothbad)", "vlm-judge[gif]@5", source="judge")  # a judge votes first
+    assert store.battle(battle).winner is None  # ... but the battle's vote is a person's
+    assert store.record_vote(battle, "model_a", "ann") is True
     store.record_vote(battle, "model_b", "bob")
-    store.record_vote(battle, "tie", "bob")  # bob changes his mind: his vote is replaced
-    assert [(v.voter, v.winner) for v in store.votes(battle)] == [("ann", "model_a"), ("bob", "tie")]
-    assert store.battle(battle).winner == "model_a"  # the first vote is the battle's
+    with pytest.raises(VoteRefused, match="already voted 'model_b'"):
+        store.record_vote(battle, "tie", "bob")  # bob changes his mind: refused, his first vote stays
+    assert store.record_vote(battle, "model_b", "bob") is False  # the same vote sent again: nothing changes
+    assert [(v.voter, v.winner) for v in store.votes(battle, source="human")] == [("ann", "model_a"),
+                                                                                    ("bob", "model_b")]
+    assert store.battle(battle).winner == "model_a" and store.battle(battle).voter == "ann"
     assert len(store.voted_battles()) == 1 and len(store.voted_battles(every_vote=True)) == 2
-    store.record_vote(battle, "model_b", "ann")  # a re-vote keeps its place: ann's vote is still the first
-    assert store.battle(battle).winner == "model_b" and store.battle(battle).voter == "ann"
+    assert [b.winner for b in store.voted_battles(source="judge")] == ["tie (bothbad)"]
+    assert len(store.voted_battles(source="all", every_vote=True)) == 3
 
 
 def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:
@@ -68,7 +73,7 @@ def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:
             return lambda: gym.make(env_id, max_wait_s=0.0, viewport=(480, 320), allowed_origins=[site.origin],
                                     navigation_timeout_s=5.0)
 
-        with VotePage(store, voter_name="ann") as server:
+        with VotePage(store, voter_name="ann", allowed_origins=[site.origin]) as server:
             session = BrowserSession(viewport=(1280, 900))
             try:
                 assert session.goto(f"{server.url}/submit?annotator=ann") == ""
@@ -83,7 +88,8 @@ def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:
                 assert "pending" in session.call(submit)
                 [task] = store.tasks("pending")
                 assert task.submitter == "ann" and task.start_url == site.url("/")
-                [result] = run_pending(store, pool, make_env, out_dir=tmp_path / "battles", rng=random.Random(3))
+                [result] = run_pending(store, pool, make_env, out_dir=tmp_path / "battles", rng=random.Random(3),
+                                       allowed_origins=[site.origin])
                 record = result.record
                 assert {record.model_a, record.model_b} <= set(pool) and record.model_a != record.model_b
                 assert store.tasks()[0].status == "done" and store.tasks()[0].battle_id == record.battle_id
@@ -125,8 +131,11 @@ def test_submit_battle_vote_annotate_agree_in_chromium(tmp_path: Path) -> None:
                 assert "ann / bob" in table
                 cells = [line for line in table.splitlines() if "ann / bob" in line][0].split("\t")
                 assert cells[1:5] == ["1", "0.0", "0", "0.0"]  # one shared battle, votes differ, bob tied
-                exported = session.call(lambda page: page.evaluate(  # the export link downloads a file
-                    "async () => (await fetch('/export/votes.jsonl')).text()"))
+                refused = session.call(  # not for annotators (with their cookie): it names the models
+                    lambda page: page.request.get(f"{server.url}/export/votes.jsonl").status)
+                assert refused == 403
+                exported = session.call(  # the operator's URL downloads the file
+                    lambda page: page.request.get(server.export_url("votes")).text())
             finally:
                 session.close()
     votes = [json.loads(line) for line in exported.splitlines()]

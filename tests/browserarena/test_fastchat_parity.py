@@ -1,14 +1,18 @@
 """Our leaderboard and Figure 2 against FastChat's own analysis code, run side by side on the same battles and seed.
 
 FastChat (lm-sys/FastChat ``fastchat/serve/monitor/rating_systems.py`` and ``elo_analysis.py``) is re-derived here,
-in the test only, step by step (numpy + scipy, without pandas: ``pd.factorize`` is first-appearance order and
-``DataFrame.quantile`` is linear interpolation, as ``np.percentile``); the package's code is its own.
+in the test only, step by step (numpy + scipy, without pandas: ``pd.factorize`` is first-appearance order,
+``DataFrame.quantile`` is linear interpolation that skips NaN, as ``np.nanpercentile``, and ``sort_values`` on
+distinct time stamps is any sort); the package's code is its own.  The default (regularised) leaderboard is compared
+where the maximum-likelihood solution exists; ``method="fastchat"`` must equal FastChat everywhere: on 150 battles
+whose resamples diverge, and on votes cast in another order than their battles were created.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,7 +20,10 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from personal_envs.browserarena.arena.figures import average_win_rate, figure2_data, pairwise_win_fraction
-from personal_envs.browserarena.arena.leaderboard import Battle, compute_leaderboard
+from personal_envs.browserarena.arena.leaderboard import Battle, compute_leaderboard, select_battles
+
+#: FastChat's loss takes log(0) on resamples that diverge; it warns, the package does not.
+pytestmark = pytest.mark.filterwarnings("ignore:divide by zero encountered in log:RuntimeWarning")
 
 
 # ----------------------------------------------------------------------------- FastChat, re-derived for the test
@@ -54,10 +61,17 @@ def fc_fit_bt(matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, n
     return np.asarray(result["x"])
 
 
+def fc_scale_and_offset(ratings: np.ndarray, models: list[str]) -> np.ndarray:
+    scaled = ratings * 400 + 1000
+    if "mixtral-8x7b-instruct-v0.1" in models:
+        scaled += 1114 - scaled[..., [models.index("mixtral-8x7b-instruct-v0.1")]]
+    return scaled
+
+
 def fc_compute_bt(battles: list[Battle]) -> dict[str, float]:
     matchups, outcomes, models, weights = fc_preprocess_for_bt(battles)
     ratings = fc_fit_bt(matchups, outcomes, weights, len(models), math.log(10.0))
-    return dict(zip(models, ratings * 400 + 1000, strict=True))
+    return dict(zip(models, fc_scale_and_offset(ratings, models), strict=True))
 
 
 def fc_compute_bootstrap_bt(battles: list[Battle], num_round: int, seed: int = 0) -> tuple[list[str], np.ndarray]:
@@ -66,7 +80,19 @@ def fc_compute_bootstrap_bt(battles: list[Battle], num_round: int, seed: int = 0
     idxs = rng.multinomial(n=len(battles), pvals=weights / weights.sum(), size=num_round)
     boot_weights = idxs.astype(np.float64) / len(battles)
     results = [fc_fit_bt(matchups, outcomes, w, len(models), np.log(10.0)) for w in boot_weights]
-    return models, np.array(results) * 400 + 1000
+    return models, fc_scale_and_offset(np.array(results), models)
+
+
+def fc_report(battles: list[Battle], num_round: int = 100) -> dict[str, tuple[float, float, float, int]]:
+    """report_elo_analysis_results(rating_system="bt"): sort by tstamp, anonymous votes only, compute_bt and
+    compute_bootstrap_bt (seed 0); per model (rating, q025, q975, rank)."""
+    ordered = [b for b in sorted(battles, key=lambda b: b.tstamp) if b.anony]
+    ratings = fc_compute_bt(ordered)
+    models, samples = fc_compute_bootstrap_bt(ordered, num_round, seed=0)
+    q025 = {m: float(np.nanpercentile(samples[:, j], 2.5)) for j, m in enumerate(models)}
+    q975 = {m: float(np.nanpercentile(samples[:, j], 97.5)) for j, m in enumerate(models)}
+    ranks = {m: 1 + sum(1 for o in models if o != m and q025[o] > q975[m]) for m in models}
+    return {m: (ratings[m], q025[m], q975[m], ranks[m]) for m in models}
 
 
 def fc_pairwise_win_fraction(battles: list[Battle], order: list[str]) -> np.ndarray:
@@ -93,13 +119,50 @@ def battles_of(seed: int, n: int) -> list[Battle]:
     strength = {"gpt-4o": 1.2, "claude-3.5": 1.0, "gemini-2.0": 0.6, "deepseek-r1": 0.2, "llama-3.3": 0.0}
     models = list(strength)
     out = []
-    for _ in range(n):
+    for k in range(n):
         a, b = rng.sample(models, 2)
         p = 1 / (1 + math.exp(strength[b] - strength[a]))
         r = rng.random()
         winner = "tie" if r < 0.15 else "tie (bothbad)" if r < 0.2 else "model_a" if rng.random() < p else "model_b"
-        out.append(Battle(a, b, winner))
+        out.append(Battle(a, b, winner, tstamp=1_700_000_000.0 + k))
     return out
+
+
+#: Eight models, one far ahead, few ties: with 150 battles some bootstrap resamples have a model that never lost,
+#: so no maximum-likelihood solution exists there.
+SPARSE = {"gpt-4o": 3.0, "claude-3.5": 1.2, "gemini-2.0": 0.8, "deepseek-r1": 0.5, "qwen-2.5": 0.3,
+          "llama-3.3": 0.0, "mistral": -0.3, "phi-4": -1.0}
+
+
+def sparse_battles(seed: int, n: int = 150) -> list[Battle]:
+    rng = random.Random(seed)
+    models = list(SPARSE)
+    out = []
+    for k in range(n):
+        a, b = rng.sample(models, 2)
+        p = 1 / (1 + math.exp(SPARSE[b] - SPARSE[a]))
+        winner = "tie" if rng.random() < 0.05 else "model_a" if rng.random() < p else "model_b"
+        out.append(Battle(a, b, winner, tstamp=1_700_000_000.0 + k))
+    return out
+
+
+def votes_in_another_order(battles: list[Battle], seed: int) -> list[Battle]:
+    """The same battles (in creation order) whose votes were cast in a shuffled order: later ``tstamp``s."""
+    order = list(range(len(battles)))
+    random.Random(seed).shuffle(order)
+    return [replace(b, tstamp=1_800_000_000.0 + order[i] * 7.5) for i, b in enumerate(battles)]
+
+
+def assert_equals_fastchat(battles: list[Battle], *, rounds: int = 100) -> tuple[float, float]:
+    """``method="fastchat"`` against the re-derived report; returns the largest rating and interval gaps."""
+    ours = compute_leaderboard(battles, rounds=rounds, method="fastchat")
+    theirs = fc_report(battles, rounds)
+    assert sorted(ours.models) == sorted(theirs) and not ours.regularised
+    rating_gap = max(abs(ours.ratings[m] - theirs[m][0]) for m in theirs)
+    interval_gap = max(max(abs(ours.lower[m] - theirs[m][1]), abs(ours.upper[m] - theirs[m][2])) for m in theirs)
+    assert rating_gap < 1e-6 and interval_gap < 1e-6, (rating_gap, interval_gap)
+    assert {m: ours.ranks[m] for m in theirs} == {m: theirs[m][3] for m in theirs}
+    return rating_gap, interval_gap
 
 
 @pytest.mark.parametrize(("seed", "n", "boot_seed"), [(1, 300, 0), (7, 800, 42)])
@@ -140,3 +203,54 @@ def test_figure2_panels_equal_fastchat() -> None:
         assert rate == pytest.approx(fc_average[model])
     with_ties = pairwise_win_fraction([Battle("x", "y", "tie"), Battle("x", "y", "model_a")], ["x", "y"])
     assert with_ties[0, 1] == 1.0  # the tie is not half a win in the heatmap
+
+
+# ------------------------------------------------------------------------------------------ the FastChat option
+@pytest.mark.parametrize(("name", "battles"), [
+    ("300 battles", battles_of(1, 300)),
+    ("150 battles, diverging resamples", sparse_battles(0)),
+    ("300 battles voted in another order", votes_in_another_order(battles_of(1, 300), 5)),
+    ("150 sparse battles voted in another order", votes_in_another_order(sparse_battles(2), 9)),
+])
+def test_the_fastchat_option_equals_fastchat(name: str, battles: list[Battle]) -> None:
+    gaps = assert_equals_fastchat(battles)
+    print(f"{name}: largest gap to FastChat {max(gaps):.2e} Elo")
+
+
+def test_on_150_battles_fastchat_diverges_and_the_default_stays_bounded() -> None:
+    battles = sparse_battles(0)
+    fastchat = compute_leaderboard(battles, method="fastchat")
+    default = compute_leaderboard(battles)
+    widest = max(fastchat.upper[m] - fastchat.lower[m] for m in fastchat.models)
+    assert widest > 1000  # FastChat's fit stops after 100 iterations on resamples without a solution
+    assert fastchat.upper["gpt-4o"] > 2500
+    assert max(default.upper[m] - default.lower[m] for m in default.models) < 600
+    for model in default.models:  # the full set has a solution: both fits find it
+        assert abs(default.ratings[model] - fastchat.ratings[model]) < 0.01
+    print(f"widest 95% interval: FastChat {widest:.0f} Elo, regularised "
+          f"{max(default.upper[m] - default.lower[m] for m in default.models):.0f} Elo")
+
+
+def test_fastchat_numbers_models_by_vote_order() -> None:
+    created = battles_of(1, 300)
+    voted = votes_in_another_order(created, 5)
+    in_vote_order = compute_leaderboard(voted, method="fastchat")
+    as_created = compute_leaderboard(created, method="fastchat")  # same battles, votes in creation order
+    assert in_vote_order.ratings == pytest.approx(as_created.ratings, abs=1e-3)  # the fit does not care
+    shift = max(abs(in_vote_order.lower[m] - as_created.lower[m]) for m in in_vote_order.models)
+    assert shift > 1.0  # the resampling stream does: models and outcome rows are numbered differently
+    hidden = [replace(b, anony=False) if i % 3 == 0 else b for i, b in enumerate(voted)]
+    assert compute_leaderboard(hidden, method="fastchat").num_battles == 200  # FastChat keeps anonymous votes only
+    assert_equals_fastchat(hidden)
+
+
+def test_vote_filters() -> None:
+    battles = [Battle("x", "y", "tie (bothbad)"), Battle("x", "y", "tie"), Battle("x", "y", "model_a", anony=False),
+               Battle("y", "x", "model_b")]
+    assert select_battles(battles) == battles
+    assert [b.winner for b in select_battles(battles, drop_both_bad=True)] == ["tie", "model_a", "model_b"]
+    assert [b.winner for b in select_battles(battles, anony_only=True)] == ["tie (bothbad)", "tie", "model_b"]
+    dropped = compute_leaderboard(select_battles(battles, drop_both_bad=True), rounds=0)
+    assert dropped.num_battles == 3 and dropped.battle_counts[0, 1] == 3
+    with pytest.raises(ValueError, match="method"):
+        compute_leaderboard(battles, method="elo")

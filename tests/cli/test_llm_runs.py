@@ -80,7 +80,7 @@ def test_resume_refuses_another_configuration_and_accepts_the_same(tmp_path, cap
     other = list(args)
     other[other.index(json.dumps(ENV_KWARGS))] = json.dumps({"task_type": "recommendation"})
     capsys.readouterr()
-    assert main(other) == 1
+    assert main(other) == 2  # bad input: the configuration differs from the file's
     err = capsys.readouterr().err
     assert "written with another configuration" in err and "env_kwargs" in err and "recommendation" in err
     assert len(list(read_jsonl(out))) == 2  # nothing was added

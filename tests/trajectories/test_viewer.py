@@ -22,6 +22,7 @@ from personal_envs.runner import EvalConfig, evaluate, run_episode
 from personal_envs.trajectories.recorder import TrajectoryRecorder
 from personal_envs.trajectories.store import load_runs, load_trajectory
 from personal_envs.trajectories.viewer import ViewerSite, serve, show_episode
+from tests.trajectories.test_viewer_xss import IMAGE_WIDTH
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -146,7 +147,7 @@ def test_viewer_shows_a_failing_episode_step_by_step(case, tmp_path, browser):
                 assert step["reasoning"] and page.locator(".details pre.reasoning").count() == 1
             images = page.locator(".shot img")
             if images.count():
-                page.wait_for_function("document.querySelector('.shot img').naturalWidth > 0")
+                assert page.evaluate(IMAGE_WIDTH) > 0
                 seen_image = True
             if page.locator(".shot svg .action-mark").count():
                 seen_mark = True
@@ -213,7 +214,8 @@ def test_side_by_side_export_and_jupyter_view(tmp_path, browser):
 
         view = show_episode(first, 1)
         frame = view._repr_html_()
-        assert frame.startswith("<iframe srcdoc=")
+        assert frame.startswith("<iframe sandbox=\"allow-scripts\" srcdoc=")
+        page.goto("about:blank")  # a fresh document: a srcdoc frame inherits its parent's policy
         page.set_content(f"<html><body>{frame}</body></html>")  # as Jupyter shows it: an iframe in the output
         inline = page.frame_locator("iframe")
         inline.locator(".view .timeline").wait_for()

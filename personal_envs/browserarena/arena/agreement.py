@@ -3,6 +3,9 @@
 Votes are compared per battle between every pair of annotators who both voted on it.  "With ties" compares the
 three outcomes left / right / tie (``tie`` and ``tie (bothbad)`` are one outcome); "without ties" keeps only the
 battles where neither of the two voted a tie.  Cohen's kappa (with ties) corrects the agreement for chance.
+
+People's agreement counts people's votes only; :func:`judge_agreement_rows` compares each judge with people (on
+each battle, the first person's vote against the judge's).
 """
 
 from __future__ import annotations
@@ -58,8 +61,9 @@ def _row(key: tuple[str, str], items: Sequence[tuple[str, str]]) -> AgreementRow
 
 
 def agreement_rows(votes: Iterable[StoredVote]) -> list[AgreementRow]:
-    """One row per annotator pair with common battles, then the pooled row ``("all", "all")``."""
-    pairs = _pairs(votes)
+    """One row per pair of people with common battles, then the pooled row ``("all", "all")`` (judges' votes are
+    left out: see :func:`judge_agreement_rows`)."""
+    pairs = _pairs(v for v in votes if v.source == "human")
     rows = [_row(key, items) for key, items in sorted(pairs.items())]
     pooled = [item for items in pairs.values() for item in items]
     if pooled:
@@ -67,9 +71,36 @@ def agreement_rows(votes: Iterable[StoredVote]) -> list[AgreementRow]:
     return rows
 
 
+def judge_agreement_rows(votes: Iterable[StoredVote]) -> list[AgreementRow]:
+    """One row per judge, ``("people", judge)``: on the battles both people and the judge voted on, the first
+    person's vote against the judge's."""
+    ordered = list(votes)
+    people: dict[str, str] = {}
+    for vote in ordered:
+        if vote.source == "human":
+            people.setdefault(vote.battle_id, outcome(vote.winner))
+    by_judge: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for vote in ordered:
+        if vote.source == "judge" and vote.battle_id in people:
+            by_judge[vote.voter].append((people[vote.battle_id], outcome(vote.winner)))
+    return [_row(("people", judge), items) for judge, items in sorted(by_judge.items())]
+
+
+_HEADER = ["annotators", "battles", "agree % (with ties)", "battles w/o ties", "agree % (w/o ties)", "kappa"]
+
+
+def _table(rows: Sequence[AgreementRow], title: str) -> str:
+    cells = [[f"{r.annotators[0]} / {r.annotators[1]}", r.battles_with_ties, r.agree_with_ties,
+              r.battles_without_ties, r.agree_without_ties, r.kappa] for r in rows]
+    return format_table(_HEADER, cells, title=title, digits=1)
+
+
 def agreement_table(votes: Iterable[StoredVote]) -> str:
-    """The agreement study as text."""
-    rows = [[f"{r.annotators[0]} / {r.annotators[1]}", r.battles_with_ties, r.agree_with_ties,
-             r.battles_without_ties, r.agree_without_ties, r.kappa] for r in agreement_rows(votes)]
-    return format_table(["annotators", "battles", "agree % (with ties)", "battles w/o ties", "agree % (w/o ties)",
-                         "kappa"], rows, title="Annotator agreement (§4.3)", digits=1)
+    """The agreement study as text: people with each other, then each judge with people (when there are
+    judge votes)."""
+    ordered = list(votes)
+    text = _table(agreement_rows(ordered), "Annotator agreement (§4.3)")
+    judges = judge_agreement_rows(ordered)
+    if judges:
+        text += "\n\n" + _table(judges, "Judges against people (first person's vote per battle)")
+    return text

@@ -1,7 +1,8 @@
 """Export of the arena's votes and step annotations (JSON lines or CSV), one row per vote / annotation.
 
-Vote rows carry the battle's task and both model names (FastChat's battle format: ``model_a``, ``model_b``,
-``winner``, ``judge``), so the export feeds FastChat's own analysis scripts as well as ours.
+Vote rows carry the battle's task and both model names in FastChat's battle format (``model_a``, ``model_b``,
+``winner``, ``judge``, ``tstamp`` and ``anony``, the column FastChat's report keeps only true rows of), so the
+export feeds FastChat's own analysis scripts as well as ours; ``source`` says whether a person or a judge voted.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from typing import Any
 from personal_envs.browserarena.arena.store import STEP_FIELDS, ArenaStore
 
 
-def vote_rows(store: ArenaStore) -> list[dict[str, Any]]:
-    """Every vote with its battle's task and models."""
+def vote_rows(store: ArenaStore, source: str | None = None) -> list[dict[str, Any]]:
+    """Every vote (or those of one ``source``: ``"human"`` / ``"judge"``) with its battle's task and models."""
     battles = {b.battle_id: b for b in store.battles()}
     rows = []
-    for vote in store.votes():
+    for vote in store.votes(source=source):
         battle = battles[vote.battle_id]
         rows.append({"battle_id": vote.battle_id, "env_id": battle.env_id, "task_id": battle.task_id,
                      "task": battle.task_text, "model_a": battle.model_a, "model_b": battle.model_b,
-                     "winner": vote.winner, "judge": vote.voter, "reason": vote.reason, "tstamp": vote.created})
+                     "winner": vote.winner, "judge": vote.voter, "reason": vote.reason, "tstamp": vote.created,
+                     "anony": vote.anony, "source": vote.source})
     return rows
 
 

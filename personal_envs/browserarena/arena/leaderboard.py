@@ -12,7 +12,18 @@ one multinomial of ``numpy.random.default_rng(seed)`` (weights = the rows' frequ
 
 The MLE exists only if every model both wins (or ties) against and loses (or ties) to the rest in a connected way.
 When it does not (e.g. a model that never lost), a small symmetric prior of virtual ties between every pair is added
-and :attr:`Leaderboard.regularised` says so.
+and :attr:`Leaderboard.regularised` says so.  This is the default (``method="regularised"``), on the full battle set
+and on every bootstrap resample: with a few hundred battles some resamples have no maximum-likelihood solution (a
+model that happens to win all its resampled games), and an unregularised fit then drifts towards infinity.
+
+``method="fastchat"`` reproduces FastChat's own report instead (``fastchat/serve/monitor/elo_analysis.py``,
+``report_elo_analysis_results`` with ``rating_system="bt"``, and ``rating_systems.py``): battles sorted by vote
+time (``tstamp``, pandas' default quicksort), only anonymous votes (``anony``), models numbered by first
+appearance in that order, ratings by SciPy's L-BFGS-B on the logistic loss (100 iterations, ``gtol=1e-6``) from
+zero, bootstrap weights normalised by the number of battles, percentiles that skip NaN.  It keeps FastChat's
+behaviour on resamples without a maximum-likelihood solution: the fit stops after 100 iterations wherever it got,
+so an interval can span more than 1,000 Elo.  :func:`select_battles` offers the paper's filters (drop "both bad"
+votes) and FastChat's (anonymous votes only).
 """
 
 from __future__ import annotations
@@ -29,15 +40,23 @@ CENTER = 1000.0
 #: Weight of the virtual tie added between every pair when the plain MLE does not exist.
 FALLBACK_PRIOR = 0.1
 WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)")
+#: Rating methods of :func:`compute_leaderboard`.
+METHODS = ("regularised", "fastchat")
+#: FastChat anchors its ratings on this model when it is among them (``scale_and_offset``).
+FASTCHAT_BASELINE = ("mixtral-8x7b-instruct-v0.1", 1114.0)
 
 
 @dataclass(frozen=True)
 class Battle:
-    """One vote: ``winner`` is ``"model_a"``, ``"model_b"``, ``"tie"`` or ``"tie (bothbad)"``."""
+    """One vote: ``winner`` is ``"model_a"``, ``"model_b"``, ``"tie"`` or ``"tie (bothbad)"``; ``tstamp`` is when
+    it was cast, ``anony`` whether the voter did not know the models, ``voter`` who cast it (FastChat's columns)."""
 
     model_a: str
     model_b: str
     winner: str
+    tstamp: float = 0.0
+    anony: bool = True
+    voter: str = ""
 
     def __post_init__(self) -> None:
         if self.winner not in WINNERS:
@@ -61,6 +80,7 @@ class Leaderboard:
     bootstrap_rounds: int
     regularised: bool = False
     bootstrap_ratings: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    method: str = "regularised"
 
     def rows(self) -> list[tuple[int, str, float, float, float, int]]:
         """``(rank, model, rating, lower, upper, battles)`` sorted by rating, best first."""
@@ -75,7 +95,9 @@ class Leaderboard:
 
         rows = [(m, r, f"{rating:.1f}", f"[{lo:.1f}, {hi:.1f}]", n) for r, m, rating, lo, hi, n in self.rows()]
         title = f"BrowserArena leaderboard ({self.num_battles} battles, {self.bootstrap_rounds} bootstrap rounds)"
-        if self.regularised:
+        if self.method == "fastchat":
+            title += " [FastChat's fit: no regularisation]"
+        elif self.regularised:
             title += " [regularised: the plain MLE does not exist for these battles]"
         return format_table(["model", "rank", "rating", "95% CI", "battles"], rows, title=title)
 
@@ -212,24 +234,117 @@ def bootstrap_ratings(battles: Sequence[Battle], rounds: int, seed: int = 0) -> 
     return models, samples
 
 
+def select_battles(battles: Iterable[Battle], *, drop_both_bad: bool = False,
+                   anony_only: bool = False) -> list[Battle]:
+    """The battles a leaderboard counts: without "both bad" votes (``drop_both_bad``, as the BrowserArena paper
+    counted) and/or only votes cast without knowing the models (``anony_only``, FastChat's filter)."""
+    return [b for b in battles if not (drop_both_bad and b.winner == "tie (bothbad)")
+            and not (anony_only and not b.anony)]
+
+
+# ------------------------------------------------------------------------------------------- FastChat's fit
+def _logistic_loss(ratings: np.ndarray, matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray,
+                   alpha: float) -> tuple[float, np.ndarray]:
+    """Weighted negative log-likelihood of the outcomes (1 win, 0.5 tie, 0 loss of the first model) under
+    ``P(first wins) = sigmoid(alpha * (r_first - r_second))``, and its gradient; computed as FastChat computes it
+    so that L-BFGS-B takes the same path."""
+    from scipy.special import expit
+
+    pair_ratings = ratings[matchups]
+    probs = expit(alpha * (pair_ratings[:, 0] - pair_ratings[:, 1]))
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) on a diverging fit, as in FastChat (silenced)
+        loss = -((np.log(probs) * outcomes + np.log(1.0 - probs) * (1.0 - outcomes)) * weights).sum()
+    pair_grads = -alpha * (outcomes - probs) * weights
+    grad = np.zeros_like(ratings)
+    np.add.at(grad, matchups[:, [0, 1]], pair_grads[:, None] * np.array([1.0, -1.0], dtype=np.float64))
+    return float(loss), grad
+
+
+def _fit_lbfgs(matchups: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+    """Natural-scale ratings from zero by L-BFGS-B, stopped after 100 iterations or at gradient norm 1e-6."""
+    from scipy.optimize import minimize
+
+    result = minimize(fun=_logistic_loss, x0=np.zeros(size, dtype=np.float64),
+                      args=(matchups, outcomes, weights, math.log(BASE)), jac=True, method="L-BFGS-B",
+                      options={"maxiter": 100, "gtol": 1e-6})
+    return np.asarray(result["x"])
+
+
+def _fastchat_scale(ratings: np.ndarray, models: Sequence[str]) -> np.ndarray:
+    scaled = ratings * SCALE + CENTER
+    baseline, anchor = FASTCHAT_BASELINE
+    if baseline in models:
+        scaled = scaled + (anchor - scaled[..., [list(models).index(baseline)]])
+    return scaled
+
+
+def fastchat_order(battles: Sequence[Battle]) -> list[Battle]:
+    """The battles as FastChat's report uses them: sorted by ``tstamp`` (pandas' default quicksort), anonymous
+    votes only."""
+    order = np.argsort(np.array([b.tstamp for b in battles], dtype=np.float64), kind="quicksort")
+    return [battles[i] for i in order.tolist() if battles[i].anony]
+
+
+def fastchat_fit(battles: Sequence[Battle], *, rounds: int = 100,
+                 seed: int = 0) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """FastChat's ``compute_bt`` and ``compute_bootstrap_bt`` on battles already in FastChat's order: ``(models
+    in first-appearance order, Elo ratings, bootstrap Elo ratings[round, model])``.  FastChat seeds the bootstrap
+    with 0."""
+    models = first_appearance_order(battles)
+    if not battles:
+        return models, np.zeros(0), np.zeros((max(rounds, 0), 0))
+    rows, counts = unique_outcomes(battles, models)
+    matchups, outcomes = rows[:, [0, 1]], rows[:, 2].astype(np.float64) / 2.0
+    ratings = _fastchat_scale(_fit_lbfgs(matchups, outcomes, counts, len(models)), models)
+    samples = np.zeros((max(rounds, 0), len(models)))
+    if rounds > 0:
+        rng = np.random.default_rng(seed=seed)
+        draws = rng.multinomial(n=len(battles), pvals=counts / counts.sum(), size=rounds)
+        weights = draws.astype(np.float64) / len(battles)
+        samples = _fastchat_scale(np.array([_fit_lbfgs(matchups, outcomes, w, len(models)) for w in weights]),
+                                  models)
+    return models, ratings, samples
+
+
 def compute_leaderboard(battles: Iterable[Battle], *, rounds: int = 100, seed: int = 0,
-                        models: Sequence[str] | None = None) -> Leaderboard:
-    """Fit ratings on all battles and bootstrap ``rounds`` resamples (FastChat's stream) for 95% intervals."""
+                        models: Sequence[str] | None = None, method: str = "regularised") -> Leaderboard:
+    """Fit ratings on all battles and bootstrap ``rounds`` resamples (FastChat's stream) for 95% intervals.
+
+    Args:
+        battles: The votes (see :func:`select_battles` for the paper's and FastChat's filters).
+        rounds: Bootstrap rounds.
+        seed: Seed of the bootstrap's resamples (FastChat's report always uses 0).
+        models: Models to list even without battles.
+        method: ``"regularised"`` (default: the MM fit, regularised where no maximum-likelihood solution exists)
+            or ``"fastchat"`` (FastChat's report exactly, see the module docstring).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     battle_list = list(battles)
+    if method == "fastchat":
+        battle_list = fastchat_order(battle_list)
     names = sorted({b.model_a for b in battle_list} | {b.model_b for b in battle_list} | set(models or []))
     wins, games = pair_tallies(battle_list, names)
     ratings, regularised = bradley_terry(wins, games)
     samples = np.zeros((rounds, len(names)))
-    if battle_list and rounds:
+    if method == "fastchat" and battle_list:
+        order, fitted, boot = fastchat_fit(battle_list, rounds=rounds, seed=seed)
+        ratings, regularised = np.array([fitted[order.index(m)] if m in order else CENTER for m in names]), False
+        for j, model in enumerate(order):
+            samples[:, names.index(model)] = boot[:, j]
+        for i, model in enumerate(names):
+            if model not in order:
+                samples[:, i] = ratings[i]
+    elif battle_list and rounds:
         order, boot = bootstrap_ratings(battle_list, rounds, seed)
         for j, model in enumerate(order):
             samples[:, names.index(model)] = boot[:, j]
         missing = [i for i, m in enumerate(names) if m not in order]  # models without battles: their fit value
         for i in missing:
             samples[:, i] = ratings[i]
-    if rounds:
-        lower_arr = np.percentile(samples, 2.5, axis=0)
-        upper_arr = np.percentile(samples, 97.5, axis=0)
+    if rounds:  # nan-skipping, as pandas' quantile (a diverged FastChat fit can give nan)
+        lower_arr = np.nanpercentile(samples, 2.5, axis=0)
+        upper_arr = np.nanpercentile(samples, 97.5, axis=0)
     else:
         lower_arr = upper_arr = ratings
     lower = {m: float(lower_arr[i]) for i, m in enumerate(names)}
@@ -240,7 +355,7 @@ def compute_leaderboard(battles: Iterable[Battle], *, rounds: int = 100, seed: i
     return Leaderboard(
         models=names, ratings={m: float(ratings[i]) for i, m in enumerate(names)}, lower=lower, upper=upper,
         ranks=ranks, win_fraction=win_fraction, battle_counts=games, num_battles=len(battle_list),
-        bootstrap_rounds=rounds, regularised=regularised, bootstrap_ratings=samples,
+        bootstrap_rounds=rounds, regularised=regularised, bootstrap_ratings=samples, method=method,
     )
 
 

@@ -125,6 +125,6 @@ def run_battle(
     store.add_battle(record)
     if voter is not None:
         vote = voter.vote(record, side_a.trace, side_b.trace)
-        store.record_vote(battle_id, vote.winner, vote.voter, vote.reason)
+        store.record_vote(battle_id, vote.winner, vote.voter, vote.reason, source=vote.source)
         record = store.battle(battle_id)
     return BattleResult(battle_id, side_a, side_b, record)

@@ -123,7 +123,7 @@ class VLMJudge:
     def vote(self, record: BattleRecord, trace_a: dict[str, Any], trace_b: dict[str, Any]) -> Vote:
         """The majority@k vote (the arena's voter interface)."""
         result = self.verdict(record, trace_a, trace_b)
-        return Vote(result.winner, self.name, f"samples: {', '.join(result.samples)}")
+        return Vote(result.winner, self.name, f"samples: {', '.join(result.samples)}", "judge")
 
 
 def majority(samples: Sequence[str]) -> str:
@@ -148,25 +148,26 @@ def load_trace(path: str) -> dict[str, Any]:
 
 def judge_battles(store: ArenaStore, judge: VLMJudge,
                   battle_ids: Iterable[str] | None = None) -> list[tuple[str, Vote]]:
-    """The judge votes on stored battles (default: all); the votes are stored under the judge's name."""
+    """The judge votes on stored battles it has not judged yet (default: all); the votes are stored under the
+    judge's name as judge votes, apart from people's (their own leaderboard, see ``ArenaStore.voted_battles``)."""
     wanted = set(battle_ids) if battle_ids is not None else None
+    judged = {v.battle_id for v in store.votes(source="judge") if v.voter == judge.name}
     out = []
     for record in store.battles():
-        if wanted is not None and record.battle_id not in wanted:
+        if (wanted is not None and record.battle_id not in wanted) or record.battle_id in judged:
             continue
         vote = judge.vote(record, load_trace(record.trace_a), load_trace(record.trace_b))
-        store.record_vote(record.battle_id, vote.winner, vote.voter, vote.reason)
+        store.record_vote(record.battle_id, vote.winner, vote.voter, vote.reason, source="judge")
         out.append((record.battle_id, vote))
     return out
 
 
 def ablation_table(store: ArenaStore, judges: Sequence[VLMJudge], humans: Sequence[str] | None = None) -> str:
     """Each judge's agreement with people's votes (with and without ties) on the battles both voted on."""
-    judge_names = {judge.name for judge in judges}
     votes = store.votes()
     human: dict[str, str] = {}
     for vote in votes:
-        if vote.voter not in judge_names and (humans is None or vote.voter in humans):
+        if vote.source == "human" and (humans is None or vote.voter in humans):
             human.setdefault(vote.battle_id, outcome(vote.winner))
     rows = []
     for judge in judges:

@@ -22,11 +22,12 @@ _CHOICES = {"l": "model_a", "left": "model_a", "a": "model_a", "r": "model_b", "
 
 @dataclass(frozen=True)
 class Vote:
-    """A vote and who (or what) cast it."""
+    """A vote, who (or what) cast it, and whether a person (``"human"``) or a judge (``"judge"``) did."""
 
     winner: str
     voter: str
     reason: str = ""
+    source: str = "human"
 
 
 def parse_choice(text: str) -> str | None:
@@ -52,6 +53,21 @@ class TerminalVoter:
         raise RuntimeError("no valid vote after 20 tries")
 
 
+def notebook_html(record: BattleRecord) -> str:
+    """The battle as HTML for a notebook cell: the task (escaped: a submitted task is anyone's text, and a notebook
+    runs scripts with the kernel's rights) and both GIFs inlined side by side."""
+    import base64
+    import html
+
+    def img(path: str) -> str:
+        with open(path, "rb") as handle:
+            data = base64.b64encode(handle.read()).decode("ascii")
+        return f"<img src='data:image/gif;base64,{data}' style='width:100%'>"
+
+    return (f"<p><b>Task:</b> {html.escape(record.task_text)}</p><table><tr><th>Left</th><th>Right</th></tr>"
+            f"<tr><td>{img(record.gif_a)}</td><td>{img(record.gif_b)}</td></tr></table>")
+
+
 class NotebookVoter:
     """In Jupyter: shows both GIFs side by side, then asks with ``input()`` (works in every notebook front-end)."""
 
@@ -60,17 +76,9 @@ class NotebookVoter:
 
     def vote(self, record: BattleRecord, trace_a: dict[str, Any], trace_b: dict[str, Any]) -> Vote:
         try:
-            import base64
-
             from IPython.display import HTML, display
 
-            def img(path: str) -> str:
-                with open(path, "rb") as handle:
-                    data = base64.b64encode(handle.read()).decode("ascii")
-                return f"<img src='data:image/gif;base64,{data}' style='width:100%'>"
-
-            display(HTML(f"<p><b>Task:</b> {record.task_text}</p><table><tr><th>Left</th><th>Right</th></tr>"
-                         f"<tr><td>{img(record.gif_a)}</td><td>{img(record.gif_b)}</td></tr></table>"))
+            display(HTML(notebook_html(record)))
         except Exception:  # not in IPython, or the GIFs are gone: fall back to text
             print(trace_to_text(trace_a, 4000), "\n---\n", trace_to_text(trace_b, 4000))
         return TerminalVoter(self.ask, lambda text: None, self.name).vote(record, trace_a, trace_b)
@@ -106,10 +114,10 @@ class ScoreVoter:
     def vote(self, record: BattleRecord, trace_a: dict[str, Any], trace_b: dict[str, Any]) -> Vote:
         score_a, score_b = float(trace_a.get("score", 0.0)), float(trace_b.get("score", 0.0))
         if score_a > score_b:
-            return Vote("model_a", self.name, f"score {score_a} > {score_b}")
+            return Vote("model_a", self.name, f"score {score_a} > {score_b}", "judge")
         if score_b > score_a:
-            return Vote("model_b", self.name, f"score {score_b} > {score_a}")
-        return Vote("tie" if score_a > 0 else "tie (bothbad)", self.name, f"equal scores {score_a}")
+            return Vote("model_b", self.name, f"score {score_b} > {score_a}", "judge")
+        return Vote("tie" if score_a > 0 else "tie (bothbad)", self.name, f"equal scores {score_a}", "judge")
 
 
 JUDGE_SYSTEM_PROMPT = (
@@ -136,4 +144,4 @@ class JudgeVoter:
                   "both bad": "tie (bothbad)"}.get(str(parsed.get("winner", "")).strip().lower())
         if winner is None:
             raise ValueError(f"judge answered an unknown winner: {json.dumps(parsed)[:200]}")
-        return Vote(winner, self.name, str(parsed.get("reason", ""))[:2000])
+        return Vote(winner, self.name, str(parsed.get("reason", ""))[:2000], "judge")

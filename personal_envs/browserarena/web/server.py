@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 from personal_envs.browserarena.web.html import page
 from personal_envs.core.http import LoopbackServer, Response, read_request, send_response
 from personal_envs.core.http import Request as HttpRequest
+from personal_envs.core.http_guard import cross_origin_refusal
 
 
 @dataclass
@@ -203,7 +204,9 @@ class _Handler(BaseHTTPRequestHandler):
         if parsed is None:
             return
         request = Request(**{f.name: getattr(parsed, f.name) for f in fields(HttpRequest)})
-        response = self.local_web.dispatch(request)
+        refusal = cross_origin_refusal(request.headers) if request.method == "POST" else ""
+        response = (Response(page("Forbidden", f"<p>{_esc(refusal)}</p>"), 403) if refusal
+                    else self.local_web.dispatch(request))
         send_response(self, response)
         self.local_web._record(request, response)
 

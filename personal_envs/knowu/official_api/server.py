@@ -4,7 +4,8 @@ One phone, one task at a time, as the official server has: ``/task/init`` builds
 simulator (the official release is the data directory), ``/step`` applies official JSON actions, ``/screenshot``
 and ``/xml`` show the screen (1080x2400 PNG, the UI hierarchy as XML), ``/task/eval`` scores the variant with the
 project's reimplementation of its official check.  The official client (``runtime/client.py``) and runner drive it
-unchanged.  Loopback only by default.
+unchanged.  Loopback only by default; a request whose ``Host`` is not this machine, and a POST from a web page of
+another origin or with a body that is not JSON, are refused (:mod:`personal_envs.core.http_guard`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from personal_envs.core.http_guard import host_allowed, write_refusal
 from personal_envs.knowu.official_api.protocol import DEFAULT_DEVICE, SPLIT_TAG, from_official
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 
@@ -144,7 +146,7 @@ class SimulatedPhoneService:
         self._envs.clear()
 
 
-def _handler(service: SimulatedPhoneService) -> type[BaseHTTPRequestHandler]:
+def _handler(service: SimulatedPhoneService, host_names: tuple[str, ...] = ()) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -171,9 +173,24 @@ def _handler(service: SimulatedPhoneService) -> type[BaseHTTPRequestHandler]:
                 raise ApiError(422, "request body must be a JSON object")
             return data
 
+        def _refusal(self, method: str) -> str:
+            """Why this request must not reach the phone: a foreign ``Host`` (DNS rebinding), or a POST from a web
+            page of another origin or with a body that is not JSON (what a page can send without permission)."""
+            headers = dict(self.headers.items())
+            if method == "POST":
+                return write_refusal(headers, host_names=host_names, require_json=True)
+            if not host_allowed(self.headers.get("Host", ""), host_names):
+                return f"host {self.headers.get('Host', '')[:200]!r} is not this machine"
+            return ""
+
         def _handle(self, method: str) -> None:
             url = urlparse(self.path)
             query = {key: values[-1] for key, values in parse_qs(url.query).items()}
+            refusal = self._refusal(method)
+            if refusal:
+                self.close_connection = True
+                self._reply(403, {"detail": refusal})
+                return
             try:
                 body = self._body()
                 with service.lock:
@@ -245,7 +262,7 @@ class KnowUApiServer:
 
     def __init__(self, data_dir: str | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
         self.service = SimulatedPhoneService(data_dir)
-        self.httpd = ThreadingHTTPServer((host, port), _handler(self.service))
+        self.httpd = ThreadingHTTPServer((host, port), _handler(self.service, (host,)))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

@@ -62,6 +62,14 @@ function imageField(obs) {
   return [null, null];
 }
 
+// A screenshot's source: a file of the episode's images folder or an inlined data: image, nothing else.
+function imageSource(base, name) {
+  if (typeof name !== "string") return null;
+  if (/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(name)) return name;
+  if (/^images\/[\w.-]+$/.test(name) && !name.includes("..")) return base + name;
+  return null;
+}
+
 function argsOf(action) {
   if (!action || typeof action !== "object") return {};
   if (action.arguments && typeof action.arguments === "object") return action.arguments;
@@ -279,10 +287,10 @@ class EpisodeView {
     const marks = step ? actionMarks(step) : [];
     const shot = this.root.querySelector(".shot");
     const [, image] = imageField(obs);
+    const source = image ? imageSource(this.base, image.image) : null;
     shot.replaceChildren();
-    if (image) {
-      const img = el("img", {src: this.base + image.image, alt: "screenshot", width: image.width,
-                             height: image.height});
+    if (image && source) {
+      const img = el("img", {src: source, alt: "screenshot", width: image.width, height: image.height});
       const svg = svgEl("svg", {class: "overlay"});
       drawMarks(svg, marks, image.width, image.height, this.traj.coordinate_space);
       shot.append(img, svg);

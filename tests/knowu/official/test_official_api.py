@@ -158,7 +158,8 @@ def test_bad_requests_get_official_style_errors(server: KnowUApiServer) -> None:
     import urllib.request
 
     def post(path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        request = urllib.request.Request(server.url + path, data=json.dumps(body).encode(), method="POST")
+        request = urllib.request.Request(server.url + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json"})  # as the official client
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 return response.status, json.loads(response.read())

@@ -18,7 +18,6 @@ The loaders return plain data: a profile is the YAML document (``{"user_profile"
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -26,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from personal_envs.core.errors import InputError, MissingDataError
+from personal_envs.core.schema import read_json, read_yaml, validate
+from personal_envs.knowu import schema
 
 #: Profile stems that are not personas (the official release's schema file).
 NOT_PERSONAS = frozenset({"template"})
@@ -42,19 +43,22 @@ class MissingProfileField(KeyError):
 
 
 def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """A profile YAML as a dict (``ValueError`` naming the file if it is not a mapping)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    """A profile YAML as a dict, checked against :class:`~personal_envs.knowu.schema.OfficialProfileDocument`
+    (:class:`~personal_envs.core.errors.InputError` naming the file and the field)."""
+    data = read_yaml(path, "profile file")
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: a KnowU profile is a YAML mapping (with 'user_profile'), got {type(data).__name__}")
+        raise InputError(f"{path}: a KnowU profile is a YAML mapping with 'user_profile', got a "
+                         f"{type(data).__name__}")
+    validate(schema.OfficialProfileDocument, data, str(path))
     return data
 
 
 def load_logs(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """A log JSON (a list of ``{time, location, action, label, category}``) as a list."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
-        raise ValueError(f"{path}: KnowU logs are a JSON list of objects")
-    return data
+    """A log JSON (a list of ``{time, location, action, label, category}``) as a list, checked against
+    :data:`~personal_envs.knowu.schema.LogEntries`."""
+    data = read_json(path, "log file")
+    validate(schema.LogEntries, data, str(path))
+    return list(data)
 
 
 def user_profile_of(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +120,7 @@ class PersonaSet:
         folder = Path(path)
         home = folder / PACKAGE if (folder / PACKAGE / "user_profile").is_dir() else folder
         if not (home / "user_profile").is_dir():
-            raise ValueError(f"{folder} holds no personas: expected user_profile/<id>.yaml (or "
+            raise MissingDataError(f"{folder} holds no personas: expected user_profile/<id>.yaml (or "
                              f"{PACKAGE}/user_profile/) with user_logs/<id>.json beside it")
         return cls(home, label or folder.name)
 
@@ -144,7 +148,7 @@ class PersonaSet:
         """``user_profile/<pid>.yaml`` (``FileNotFoundError`` listing the ids)."""
         path = self.profiles_dir / f"{pid}.yaml"
         if not path.is_file() or pid in NOT_PERSONAS:
-            raise FileNotFoundError(f"no persona {pid!r} in {self.profiles_dir}; personas: {', '.join(self.ids())}")
+            raise MissingDataError(f"no persona {pid!r} in {self.profiles_dir}; personas: {', '.join(self.ids())}")
         return path
 
     def profile(self, pid: str) -> dict[str, Any]:
@@ -153,11 +157,11 @@ class PersonaSet:
     def logs_path(self, pid: str, source: str = "clean") -> Path:
         """``user_logs/<pid>.json`` (``"clean"``) or ``<pid>_noise_25pct.json`` (``"noise"``)."""
         if source not in ("clean", "noise"):
-            raise ValueError(f"source must be 'clean' or 'noise', got {source!r}")
+            raise InputError(f"source must be 'clean' or 'noise', got {source!r}")
         name = f"{pid}.json" if source == "clean" else f"{pid}_noise_25pct.json"
         path = self.logs_dir / name
         if not path.is_file():
-            raise FileNotFoundError(f"no logs {name} in {self.logs_dir}")
+            raise MissingDataError(f"no logs {name} in {self.logs_dir}")
         return path
 
     def logs(self, pid: str, source: str = "clean") -> list[dict[str, Any]]:

@@ -21,16 +21,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from personal_envs.core.errors import InputError, MissingDataError
-from personal_envs.knowu.official.registry import SPLIT_FAMILY, build_variant, split_variant
-from personal_envs.knowu.official.release import (
-    OfficialRelease,
-    candidate_dirs,
-    find_release,
-    require_release,
+from personal_envs.knowu.official.registry import (
+    SPLIT_FAMILY,
+    build_variant,
+    persona_ids,
+    split_variant,
+    variant_names,
 )
+from personal_envs.knowu.official.release import candidate_dirs, find_release, require_release
 from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.personas import PersonaSet, official_personas
 
 if TYPE_CHECKING:
+    from personal_envs.knowu.official.texts import TaskSource
     from personal_envs.knowu.task import PhoneTask
 
 TASK_SETS: tuple[str, ...] = ("official", "project")
@@ -48,13 +51,12 @@ def _names(task: str | Sequence[str] | None) -> list[str]:
     return [task] if isinstance(task, str) else list(task)
 
 
-def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str] | None = None,
+def official_ids(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None = None,
                  profile: str | os.PathLike[str] | None = None) -> list[str]:
-    """The official variant names the arguments select (``ValueError`` on unknown names, with close names)."""
+    """The variant names the arguments select (:class:`InputError` on unknown names, with close names)."""
     family = SPLIT_FAMILY[split]
-    source = parse_release(release)
-    all_names = source.variant_names(family)
-    custom = profile is not None and not _is_role(profile, source.roles())
+    all_names = variant_names(source, personas, family)
+    custom = profile is not None and not _is_role(profile, personas.ids())
     role_filter = str(profile) if profile is not None and not custom else None
     wanted = _names(task)
     if not wanted:
@@ -64,7 +66,10 @@ def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str]
     out: list[str] = []
     for name in wanted:
         class_name, role = split_variant(name)
-        cls = source.classes.get(class_name)
+        try:
+            cls: Any = source.get(class_name)
+        except KeyError:
+            cls = None
         if cls is None or not cls.is_task or cls.family != family:
             import difflib
 
@@ -76,8 +81,8 @@ def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str]
             if role is not None and custom:
                 raise InputError(f"{name!r} names a role and profile= gives a profile: use one")
             if role is not None and f"{class_name}@{role}" not in all_names:
-                raise InputError(f"{class_name} has no variant for role {role!r}; its roles: "
-                                 f"{', '.join(source.roles_of(class_name))}")
+                raise InputError(f"{class_name} has no variant for persona {role!r}; its personas: "
+                                 f"{', '.join(persona_ids(source, personas, class_name))}")
             out.append(name)
         else:
             out += [n for n in all_names if split_variant(n)[0] == class_name
@@ -123,15 +128,16 @@ def resolve_official(
         source = parse_release(release)
         if names and not any(split_variant(n)[0] in source.classes for n in names):
             return None  # project ids: the project's tasks, as an extra set
-    source = parse_release(release)
-    custom = profile is not None and not _is_role(profile, source.roles())
-    ids = official_ids(split, release, task, profile)
+    source, personas = parse_release(release), official_personas(release.root)
+    custom = profile is not None and not _is_role(profile, personas.ids())
+    ids = official_ids(split, source, personas, task, profile)
     if logs is not None and not custom:
         raise InputError("logs= goes with profile=<official-format profile YAML>")
     tasks: list[PhoneTask] = []
     for name in ids:
         if custom:
-            tasks.append(build_variant(name, release, profile=profile, logs=logs, log_source=log_source, **options))
+            tasks.append(build_variant(name, source, None, profile=profile, logs=logs, log_source=log_source,
+                                       **options))
         else:
-            tasks.append(build_variant(name, release, log_source=log_source, **options))
+            tasks.append(build_variant(name, source, personas, log_source=log_source, **options))
     return tasks

@@ -82,6 +82,9 @@ class TaskSource(Protocol):
     def get(self, name: str) -> OfficialClass:
         """The class ``name`` (``KeyError`` naming close names)."""
 
+    def attribute(self, name: str, attr: str, default: Any = None) -> Any:
+        """A literal class attribute, looked up through the class's bases."""
+
     def text(self, name: str, slot: str, values: Mapping[str, Any]) -> Any:
         """The text ``slot`` of class ``name`` rendered with ``values`` (see the module docstring)."""
 

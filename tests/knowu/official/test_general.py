@@ -14,10 +14,11 @@ from personal_envs.knowu.official.general.tasks import (
     OFFICIAL_CHECKS,
     OfficialGeneralTask,
 )
-from personal_envs.knowu.official.registry import build_family
+from personal_envs.knowu.official.registry import build_family, variant_names
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, home, open_app
+from personal_envs.knowu.personas import PersonaSet
 from tests.knowu.helpers import oracle_infos
 from tests.knowu.helpers import run_oracle as run
 
@@ -29,16 +30,16 @@ def env(official_dir: Path) -> Iterator[KnowUEnv]:
     environment.close()
 
 
-def test_the_42_build_with_official_names_and_goals(release: OfficialRelease) -> None:
+def test_the_42_build_with_official_names_and_goals(release: OfficialRelease, personas: PersonaSet) -> None:
     source = parse_release(release)
-    tasks = build_family("general", release)
-    assert [t.task_id for t in tasks] == source.variant_names("general") and len(tasks) == 42
+    tasks = build_family("general", source, personas)
+    assert [t.task_id for t in tasks] == variant_names(source, personas, "general") and len(tasks) == 42
     for task in tasks:
         assert isinstance(task, OfficialGeneralTask) and task.task_set == OFFICIAL_LABEL
         cls = source.get(task.task_id)
         assert task.instruction == cls.goal and task.instruction  # read from the release
         assert task.difficulty == cls.difficulty and task.apps == cls.app_names
-    assert set(OFFICIAL_CHECKS) | set(JUDGED) == set(source.variant_names("general"))
+    assert set(OFFICIAL_CHECKS) | set(JUDGED) == set(variant_names(source, personas, "general"))
     assert len(OFFICIAL_CHECKS) == 40 and len(JUDGED) == 2
 
 
@@ -202,7 +203,7 @@ def _judged_score(release: OfficialRelease, name: str, plan_text: str, **options
     from personal_envs.knowu.official.registry import build_variant
     from personal_envs.simulators.phone.phone import Phone
 
-    task = build_variant(name, release, **options)
+    task = build_variant(name, parse_release(release), **options)
     phone = Phone(now=task.start)
     task.prepare(phone)
     trace = EpisodeTrace()

@@ -10,10 +10,12 @@ import pytest
 
 from personal_envs.knowu.official import texts as tx
 from personal_envs.knowu.official.preference.judge import JudgeProtocol
+from personal_envs.knowu.official.registry import persona_ids
 from personal_envs.knowu.official.release import OfficialRelease
 from personal_envs.knowu.official.routine.rules import setup_routine
-from personal_envs.knowu.official.source import load_profile, parse_release, profile_path
+from personal_envs.knowu.official.source import parse_release
 from personal_envs.knowu.official.template import TemplateError
+from personal_envs.knowu.personas import official_personas
 
 
 class AnySlot(dict[str, Any]):
@@ -27,8 +29,9 @@ class AnySlot(dict[str, Any]):
 
 
 def _profiles(release: OfficialRelease) -> Iterator[tuple[str, dict[str, Any]]]:
-    for role in parse_release(release).roles():
-        yield role, load_profile(profile_path(release, role))["user_profile"]
+    personas = official_personas(release.root)
+    for role in personas.ids():
+        yield role, personas.profile(role)["user_profile"]
 
 
 def test_every_slot_renders_for_the_192_official_variants(release: OfficialRelease) -> None:
@@ -48,7 +51,7 @@ def test_every_slot_renders_for_the_192_official_variants(release: OfficialRelea
     for cls in source.tasks("preference"):
         rubric = source.text(cls.name, tx.PREFERENCE_RUBRIC, AnySlot())
         assert isinstance(rubric, str) and len(rubric) > 40, cls.name
-        for role in source.roles_of(cls.name):
+        for role in persona_ids(source, official_personas(release.root), cls.name):
             request = source.text(cls.name, tx.PREFERENCE_REQUEST, {"role": role})
             assert isinstance(request, str) and request, (cls.name, role)
             rendered += 1
@@ -58,7 +61,7 @@ def test_every_slot_renders_for_the_192_official_variants(release: OfficialRelea
     instruction = source.text("", tx.ROUTINE_INSTRUCTION, {})
     assert isinstance(instruction, str) and instruction
     for cls in source.tasks("routine"):
-        for role in source.roles_of(cls.name):
+        for role in persona_ids(source, official_personas(release.root), cls.name):
             setup = setup_routine(cls.name, profiles[role])
             values = {**setup.values, "should_act": setup.should_act, "user_profile": profiles[role]}
             goal = source.text(cls.name, tx.ROUTINE_GOAL, {**values, "user_log_context": "- [LOGS]"})

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from personal_envs.core.task import EpisodeTrace
+from personal_envs.knowu.official.registry import persona_ids
 from personal_envs.knowu.official.release import OfficialRelease
 from personal_envs.knowu.official.source import OfficialSource, parse_release
+from personal_envs.knowu.personas import PersonaSet, official_personas
 from personal_envs.knowu.state import EndState, read_state
 from personal_envs.simulators.phone.phone import Phone
 from tests.conftest import ANCHORS
@@ -26,10 +28,23 @@ def source() -> OfficialSource:
     return parse_release(OfficialRelease(RELEASE))
 
 
+@functools.cache
+def personas() -> PersonaSet:
+    """The official roles of the release."""
+    return official_personas(RELEASE)
+
+
 def variants() -> list[tuple[str, str]]:
     """Every official preference variant as ``(class, role)``, sorted by class."""
     found = source()
-    return [(cls.name, role) for cls in found.tasks("preference") for role in found.roles_of(cls.name)]
+    return [(cls.name, role) for cls in found.tasks("preference") for role in persona_ids(found, personas(), cls.name)]
+
+
+def variant_names(family: str) -> list[str]:
+    """The official variant names of a family."""
+    from personal_envs.knowu.official.registry import variant_names as names
+
+    return names(source(), personas(), family)
 
 
 def end_of(task: Any, answer: str = "", change: Callable[[Phone], None] | None = None) -> EndState:

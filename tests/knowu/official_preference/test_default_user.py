@@ -16,12 +16,19 @@ import yaml
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official.preference.user import OfficialPreferenceUser, stated_facts, stem
 from personal_envs.knowu.official.preference.variants import PreferenceTask, build_variant
+from personal_envs.knowu.official.registry import persona_ids
 from personal_envs.knowu.official.texts import scenario
 from personal_envs.knowu.personas import hidden_values
 from personal_envs.knowu.users import REFUSAL
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import UserContext, UserReply
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, source, variants
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    personas,
+    source,
+    variants,
+)
 
 pytestmark = NEEDS_RELEASE
 PROJECT_PROFILES = Path(__file__).resolve().parents[3] / "personal_envs/knowu/data/profiles"
@@ -34,7 +41,7 @@ QUESTIONS = ("Where should I deliver it?", "Which app should I use?", "What is y
 
 
 def _variant(name: str, role: str) -> PreferenceTask:
-    return build_variant(source(), name, role, PROFILES / f"{role}.yaml")
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", personas=personas())
 
 
 def _user(task: PreferenceTask) -> OfficialPreferenceUser:
@@ -153,7 +160,7 @@ def test_the_commute_user_names_its_own_origin_and_destination() -> None:
 
 def test_the_sms_decision_is_the_official_scenario_of_the_role() -> None:
     cls = source().get("HighlightImportantSmsSenderPreferenceAskUserTask")
-    for role in source().roles_of(cls.name):
+    for role in persona_ids(source(), personas(), cls.name):
         important = bool(scenario(cls, role)["expected_important"])
         reply = _ask(cls.name, role, "Is this SMS important to you?")
         assert reply.decision == ("accept" if important else "reject"), role

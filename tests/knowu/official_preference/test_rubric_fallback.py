@@ -21,7 +21,13 @@ from personal_envs.knowu.state import read_state
 from personal_envs.simulators.phone.phone import Phone
 from tests.knowu.helpers import run_oracle
 from tests.knowu.near_misses import near_misses
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE, source
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    RELEASE,
+    personas,
+    source,
+)
 
 pytestmark = NEEDS_RELEASE
 RUN_SLOW = os.environ.get("PERSONAL_ENVS_SLOW_TESTS", "1") == "1"
@@ -37,7 +43,7 @@ OFFICIALLY_UNJUDGED = {("LateUrgentRouteWithNoticeTask", "Post: wrong channel"),
 
 def _variant(variant: str) -> PreferenceTask:
     name, role = variant.split("@")
-    return build_variant(source(), name, role, PROFILES / f"{role}.yaml")
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", personas=personas())
 
 
 def _profile(role: str) -> dict[str, Any]:

@@ -22,7 +22,15 @@ from personal_envs.knowu.official.registry import build_variant as build_officia
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE, source, variants
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    RELEASE,
+    personas,
+    source,
+    variant_names,
+    variants,
+)
 from tests.knowu.official_runtime import Anything, no_sleep, official_runtime
 
 pytestmark = NEEDS_RELEASE
@@ -43,13 +51,14 @@ def test_every_preference_variant_tells_the_user_model_what_the_official_code_te
     compared: list[str] = []
     for name, role in variants():
         profile = PROFILES / f"{role}.yaml"
-        ours = build_variant(source(), name, role, profile).user_prompt
+        ours = build_variant(source(), name, role, profile, personas=personas()).user_prompt
         official = _official_preference_prompt(Path(source().get(name).path).stem, name, profile)
         assert ours == official, f"{name}@{role}"
         compared.append(f"{name}@{role}")
     assert len(compared) == 86
     # the class's own facts are in it, not only the persona
-    search = build_variant(source(), "SearchTopInfoPreferenceAskUserTask", "student", PROFILES / "student.yaml")
+    search = build_variant(source(), "SearchTopInfoPreferenceAskUserTask", "student", PROFILES / "student.yaml",
+                           personas=personas())
     assert search.user_prompt.startswith("Context: ### USER PERSONA")
     assert "Task fact: Kevin's email address is kevin@example.com." in search.user_prompt
     assert search.user_prompt.endswith(". Only answer based on this info.")
@@ -58,10 +67,10 @@ def test_every_preference_variant_tells_the_user_model_what_the_official_code_te
 def test_every_general_task_tells_the_user_model_what_the_official_code_tells_it() -> None:
     release = find_release(str(RELEASE))
     assert release is not None
-    names = parse_release(release).variant_names("general")
+    names = variant_names("general")
     dates = set()
     for name in names:
-        task = build_official(name, release)
+        task = build_official(name, data_dir=release.root)
         official_class = parse_release(release).classes[name]
         module_name = official_class.path.removeprefix("src/").removesuffix(".py").replace("/", ".")
         with official_runtime(RELEASE, now=task.start) as runtime:

@@ -21,7 +21,15 @@ from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
 from personal_envs.simulators.phone.apps.food import BasketItem, FoodOrder
 from personal_envs.simulators.phone.phone import Phone
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE, end_of, source
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    RELEASE,
+    end_of,
+    personas,
+    source,
+    variant_names,
+)
 
 pytestmark = NEEDS_RELEASE
 
@@ -44,11 +52,11 @@ def _official_variants() -> list[str]:
 
 def _build(variant: str, judge: OfficialPreferenceJudge | None = None) -> PreferenceTask:
     name, role = variant.split("@")
-    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", judge=judge)
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", judge=judge, personas=personas())
 
 
 def test_exactly_the_86_official_variants_build() -> None:
-    names = source().variant_names("preference")
+    names = variant_names("preference")
     assert len(names) == 86
     assert sorted(names) == _official_variants()
     for variant in names:
@@ -76,7 +84,7 @@ def test_a_profile_without_a_needed_field_names_it(tmp_path: Path) -> None:
 
 
 def test_doing_nothing_fails_as_the_official_check_fails() -> None:
-    for variant in source().variant_names("preference"):
+    for variant in variant_names("preference"):
         task = _build(variant)
         result = task.score_end(end_of(task), [{"action_type": "finished"}])
         if variant in ("HighlightImportantSmsSenderPreferenceAskUserTask@student",
@@ -194,7 +202,7 @@ PER_ROLE_APPS = {"HighlightImportantSmsSenderPreferenceAskUserTask": {"messages"
 
 def test_the_world_does_not_depend_on_the_hidden_profile() -> None:
     worlds: dict[str, dict[str, Any]] = {}
-    for variant in source().variant_names("preference"):
+    for variant in variant_names("preference"):
         name, _ = variant.split("@")
         task = _build(variant)
         shared = {app: value for app, value in task.world.items() if app not in PER_ROLE_APPS.get(name, set())}

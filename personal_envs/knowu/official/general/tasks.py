@@ -1,16 +1,15 @@
-"""The 42 official general tasks of KnowU-Bench on the simulated phone.
+"""The 42 general classes of KnowU-Bench on the simulated phone: one task class for the family.
 
-Each official class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the
-constants its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) are read from the release
-(:mod:`personal_envs.knowu.official.source`); the seeding, the check with the official partial credit and the oracle
-plan are reimplemented here, per class, against the simulator's state.
+Each class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the constants
+its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) come from the task source (the
+release, parsed with ast, or the embedded cards); the seeding, the check with the official partial credit and the
+oracle plan are reimplemented here, per class, on the simulator's state (:class:`~personal_envs.knowu.state.EndState`).
 
 Classes in :data:`OFFICIAL_CHECKS` (40) follow the official seeding and ``is_successful``; the two judge-scored
-commutes (:data:`JUDGED`) send the official judge prompt with ``judge="llm"`` and use a labelled deterministic
-stand-in otherwise (``metrics["official_check"]`` is False then).  :data:`APPROXIMATED` (empty now) would run a class
-on the project's closest general task.  Where the official world lives outside the repository (the mall and food
-catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the official
-checks read.
+commutes (:data:`JUDGED`) send the judge prompt with ``judge="llm"`` and use a labelled deterministic stand-in
+otherwise (``metrics["official_check"]`` is False then).  Where the official world lives outside the repository (the
+mall and food catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the
+official checks read.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
-from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
 from personal_envs.knowu.official.general.user import OfficialGeneralUser
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.registry import BuildContext, official_task
@@ -32,6 +30,7 @@ from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, o
 from personal_envs.knowu.state import FOODS, SHOPS, EndState, read_state
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import RUN_DATE, seed_world
+from personal_envs.simulators.phone.apps.shop import CartItem
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser
 
@@ -56,7 +55,7 @@ class OfficialGeneralTask(PhoneTask):
     Attributes:
         official: The parsed official class.
         spec: Its start time, seeding, check and oracle plan on the simulator.
-        official_check: False where the project's check stands in for the official one (:data:`APPROXIMATED`).
+        official_check: False where a deterministic stand-in scores instead of the official judge.
     """
 
     def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True,
@@ -1288,9 +1287,8 @@ def fallback_verdict(plan_text: str, bad_words: tuple[str, ...], good_words: tup
 
 
 def _judged(cls: OfficialClass, source: TaskSource, options: dict[str, Any], method: str, label: str,
-            bad: tuple[str, ...], good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
+            bad: tuple[str, ...], good: tuple[str, ...], start: datetime, plan: Planner) -> Spec:
     judge = options.get("judge", "fallback")
-    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         plan_text = (trace.answer or "").strip()
@@ -1312,29 +1310,48 @@ def _judged(cls: OfficialClass, source: TaskSource, options: dict[str, Any], met
         return value, f"{label} judge (deterministic fallback, not the official LLM judge): {value:.2f}. " \
                       f"Plan: {plan_text[:120]}"
 
-    return Spec(start, project.seed, score, project.planner)
+    return Spec(start, base(), score, plan)
+
+
+def _taxi_home(phone: Phone) -> list[Step]:
+    minutes = route_minutes(phone, PARK, CAMPUS, "taxi")
+    return [*maps_plan(PARK, CAMPUS, "taxi"),
+            answer(f"Take a taxi (Economy) from {PARK} to {CAMPUS}: about {minutes} min.")]
+
+
+def _dry_route(phone: Phone) -> list[Step]:
+    minutes = route_minutes(phone, CAMPUS, PARK, "transit")
+    return [*maps_plan(CAMPUS, PARK, "transit"),
+            answer(f"Take the subway (Line 2 to Line 10), mostly underground: about {minutes} min.")]
 
 
 JUDGED: dict[str, Callable[[OfficialClass, TaskSource, dict[str, Any]], Spec]] = {
     "CommuteLateNightGeneralTask": lambda cls, source, options: _judged(
-        cls, source, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
-        at_time(RUN_DATE, "23:30:00")),
+        cls, source, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS,
+        at_time(RUN_DATE, "23:30:00"), _taxi_home),
     "CommuteRoutingBadWeatherGeneralTask": lambda cls, source, options: _judged(
-        cls, source, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
-        "rainy_commute", RUN_DATE),
+        cls, source, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS,
+        TRANSIT_WORDS + TAXI_WORDS, RUN_DATE, _dry_route),
 }
 
 
 
 # ----------------------------------------------------------------------------------------------- cart deletions
-#: Official cart class -> (the project's cart task whose cart is seeded, the product ids the task deletes).  The
-#: official cart (product ids 1-22 of the official mall image) is not in the release; the check is the official one:
-#: the last "delete selected" callback must delete exactly these and leave exactly the rest.
-CART_TASKS: dict[str, tuple[str, frozenset[str]]] = {
-    "CartManagementGeneralTask": ("cart_remove_sportswear", frozenset({"jacket_run", "shorts_basket", "leggings_yoga"})),
-    "DeleteItemOverBudgetGeneralTask": ("cart_remove_over_140", frozenset({"sweater_cashmere", "jacket_denim"})),
-    "DeleteItemsGeneralTask": ("cart_remove_electronics", frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
+#: Official cart class -> (the cart the world holds, the product ids the task deletes).  The official cart (product
+#: ids 1-22 of the official mall image) is not in the release; the check is the official one: the last "delete
+#: selected" must delete exactly these and leave exactly the rest.
+CART_TASKS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    "CartManagementGeneralTask": (("jacket_run", "coat_wool", "shorts_basket", "bottle_steel", "shirt_linen",
+                                   "leggings_yoga", "earbuds_bt"), frozenset({"jacket_run", "shorts_basket",
+                                                                             "leggings_yoga"})),
+    "DeleteItemOverBudgetGeneralTask": (("sweater_cashmere", "tshirt_cotton", "jacket_denim", "chinos",
+                                         "sneakers_leather", "case_silicone"),
+                                        frozenset({"sweater_cashmere", "jacket_denim"})),
+    "DeleteItemsGeneralTask": (("earbuds_bt", "notebook_set", "charger_65w", "green_tea", "case_silicone",
+                                "tshirt_cotton"), frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
 }
+#: The start of the cart tasks (a Monday morning).
+CART_START = datetime(2026, 2, 9, 9, 0)
 
 
 def last_deletion(end: EndState) -> tuple[str, list[str], list[str]] | None:
@@ -1348,11 +1365,11 @@ def last_deletion(end: EndState) -> tuple[str, list[str], list[str]] | None:
 
 
 def _cart(cls: OfficialClass) -> Spec:
-    project_id, delete = CART_TASKS[cls.name]
-    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
-    fresh = Phone(now=project.start)
-    project.seed(fresh)
-    expected_left = {item.pid for item in fresh.shop("taodian").cart} - delete
+    cart, delete = CART_TASKS[cls.name]
+    expected_left = set(cart) - delete
+
+    def seed(phone: Phone) -> None:
+        phone.shop("taodian").cart = [CartItem(pid) for pid in cart]
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         found = last_deletion(end)
@@ -1375,7 +1392,7 @@ def _cart(cls: OfficialClass) -> Spec:
         return [open_app("Taodian"), Tap(rid="cart_button"), *[Tap(rid="select_item", near=t) for t in titles],
                 Tap(rid="delete_selected_items"), finish()]
 
-    return Spec(project.start, project.seed, score, plan)
+    return Spec(CART_START, base(seed), score, plan)
 
 
 for _name in CART_TASKS:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import re
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -28,8 +27,6 @@ import yaml
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.judge import is_success
-from personal_envs.knowu.logs import LogEntry, parse_logs, read_log_file
-from personal_envs.knowu.memory import LogMemory, MemoryConfig
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.preference.judge import JudgeVerdict, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.reading import SORT_IDS
@@ -41,7 +38,7 @@ from personal_envs.knowu.official.preference.user import (
     stated_facts,
     stem,
 )
-from personal_envs.knowu.official.source import MissingProfileField, OfficialClass
+from personal_envs.knowu.official.source import OfficialClass
 from personal_envs.knowu.official.texts import (
     PERSONA,
     PREFERENCE_CONTEXT,
@@ -55,8 +52,16 @@ from personal_envs.knowu.official.texts import (
     post_hint,
     scenario,
 )
+from personal_envs.knowu.official.user_logs import log_context
 from personal_envs.knowu.oracle import Ask, Step, plan
-from personal_envs.knowu.personas import hidden_values, user_profile_of
+from personal_envs.knowu.personas import (
+    MissingProfileField,
+    PersonaSet,
+    hidden_values,
+    load_logs,
+    user_profile_of,
+    user_slug,
+)
 from personal_envs.knowu.state import EndState, read_state
 from personal_envs.knowu.task import PhoneTask, PhoneWorld, acting_steps, first_rejection_step
 from personal_envs.knowu.world import preference_world, seed_state
@@ -82,18 +87,12 @@ def _require(profile: Mapping[str, Any], dotted: str, task: str) -> Any:
     return node
 
 
-def user_slug(profile: Mapping[str, Any]) -> str:
-    """The media folder name of a profile (its full name, lower case, non-alphanumerics as ``_``)."""
-    name = str((profile.get("identity", {}) or {}).get("full_name", ""))
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "user"
-
-
-def share_images(root: Path | None, name: str, profile: Mapping[str, Any]) -> list[Path]:
+def share_images(media: Path | None, name: str, profile: Mapping[str, Any]) -> list[Path]:
     """The photo(s) the class pushes to the phone for this profile (the first one, as officially), from
-    ``<root>/src/knowu_bench/cache/users/<slug>/<share folder>/``."""
-    if root is None or name not in SHARE_DIRS:
+    ``<media>/<slug>/<share folder>/`` (a persona set's ``cache/users``)."""
+    if media is None or name not in SHARE_DIRS:
         return []
-    folder = root / "src/knowu_bench/cache/users" / user_slug(profile) / SHARE_DIRS[name]
+    folder = media / user_slug(profile) / SHARE_DIRS[name]
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_EXTS)[:1]
@@ -140,8 +139,9 @@ class PreferenceTask(PhoneTask):
 
     def __init__(self, *, name: str, role: str, source: OfficialClass, task_source: TaskSource,
                  doc: Mapping[str, Any], values: Mapping[str, Any], world: State, start: datetime,
-                 rubric: ClassRubric, judge: OfficialPreferenceJudge, memory: LogMemory, instruction: str,
-                 images: Sequence[Path] = ()) -> None:
+                 rubric: ClassRubric, judge: OfficialPreferenceJudge, logs: Sequence[Mapping[str, Any]],
+                 instruction: str, memory: str = "all", top_k: int = 10, images: Sequence[Path] = (),
+                 media: Path | None = None) -> None:
         self.official_name = name
         self.role = role
         self.task_id = f"{name}@{role}"
@@ -154,7 +154,9 @@ class PreferenceTask(PhoneTask):
         self.start = start
         self.rubric = rubric
         self.judge = judge
-        self.memory = memory
+        self.logs = list(logs)
+        self.memory, self.top_k = memory, top_k
+        self.media = media
         self.instruction = instruction
         self.images = tuple(images)
         self.difficulty = source.difficulty
@@ -207,8 +209,9 @@ class PreferenceTask(PhoneTask):
         return {**super().reset_info(), "template": self.official_name, "role": self.role}
 
     def agent_logs(self) -> str:
+        """The persona's logs in the official line format (all of them, or the RAG top-k for the request)."""
         if self._logs is None:
-            self._logs = self.memory.render(self.instruction)
+            self._logs = log_context(self.logs, self.memory, self.top_k, self.instruction)
         return self._logs
 
     def hidden_strings(self, world: PhoneWorld) -> list[str]:
@@ -229,7 +232,7 @@ class PreferenceTask(PhoneTask):
     @functools.cached_property
     def relevant_information(self) -> str:
         """What the user model is told (officially the class's ``initialize_task_hook``)."""
-        values = hook_values(self.task_source.root, self.source, self.role, self.user_doc, self.persona, self.values)
+        values = hook_values(self.media, self.source, self.role, self.user_doc, self.persona, self.values)
         return str(self.task_source.text(self.official_name, PREFERENCE_CONTEXT, values))
 
     @property
@@ -295,12 +298,12 @@ def _description(images: Sequence[Path]) -> str:
         return ""
 
 
-def hook_values(root: Path | None, source: OfficialClass, role: str, doc: Mapping[str, Any], persona: str,
+def hook_values(media: Path | None, source: OfficialClass, role: str, doc: Mapping[str, Any], persona: str,
                 values: Mapping[str, Any]) -> dict[str, Any]:
     """The ``self`` attributes and helper results a class's user-context hook reads, computed by the project: the
     profile, the persona text, the role, Mom's contact, the user's photos and their description, the sort option
     the profile implies, the Mastodon topic."""
-    images = share_images(root, source.name, doc)
+    images = share_images(media, source.name, doc)
     return {
         "user_profile": dict(doc),
         "persona_text": persona,
@@ -378,8 +381,8 @@ def persona_seeding(name: str, role: str, doc: Mapping[str, Any], source: Offici
 
 def build_variant(task_source: TaskSource, name: str, role: str, profile: Mapping[str, Any] | str | Path,
                   logs: Sequence[Mapping[str, Any]] | str | Path | None = None, *,
-                  judge: OfficialPreferenceJudge | None = None, memory: MemoryConfig | None = None,
-                  profiles: Sequence[Path] = ()) -> PreferenceTask:
+                  judge: OfficialPreferenceJudge | None = None, memory: str = "all", top_k: int = 10,
+                  personas: PersonaSet | None = None) -> PreferenceTask:
     """The variant ``name@role`` of ``task_source``.
 
     Args:
@@ -389,9 +392,9 @@ def build_variant(task_source: TaskSource, name: str, role: str, profile: Mappin
         profile: An official-format profile document (or its path).
         logs: Official-format log entries (or their path); ``None``: no logs.
         judge: The judge; ``None``: the judge protocol without an endpoint (deterministic fallback).
-        memory: The agent's log memory settings.
-        profiles: The profile files of the persona set (their social graphs name the Mattermost channels the one
-            server holds for every persona); none: the task source's own.
+        memory: ``"all"`` or ``"rag"``: the agent's memory of the logs (``top_k`` entries with RAG).
+        personas: The persona set of the persona: its media (the user's own photos) and its profiles (their social
+            graphs name the Mattermost channels the one server holds for every persona of the set).
 
     Raises:
         KeyError: ``name`` is not a preference class of the source.
@@ -404,26 +407,18 @@ def build_variant(task_source: TaskSource, name: str, role: str, profile: Mappin
         else dict(profile)
     doc = user_profile_of(document)
     _require(doc, "identity.full_name", f"{name}@{role}")
-    root = task_source.root
-    if not profiles and root is not None:
-        profiles = sorted(p for p in (root / "src/knowu_bench/user_profile").glob("*.yaml") if p.stem != "template")
+    profiles = personas.profile_paths() if personas is not None else ()
+    media = personas.media_dir if personas is not None else None
     values: dict[str, Any] = dict(source.attributes)
     values["persona"] = str(task_source.text(name, PERSONA, {"profile": doc}))
     start, world = preference_world(name, _named_channels(tuple(profiles)))
     values["start"] = start
-    images = share_images(root, name, doc)
+    images = share_images(media, name, doc)
     world = persona_seeding(name, role, doc, source, world, values, images)
     rubric = BUILDERS[name](Reading(doc, world, values, role))
     protocol = task_source.text(name, PREFERENCE_JUDGE, {})
     return PreferenceTask(name=name, role=role, source=source, task_source=task_source, doc=doc, values=values,
                           world=world, start=start, rubric=rubric, judge=judge or OfficialPreferenceJudge(protocol),
-                          memory=LogMemory(_log_entries(logs), memory or MemoryConfig()),
-                          instruction=str(task_source.text(name, PREFERENCE_REQUEST, {"role": role})), images=images)
-
-
-def _log_entries(logs: Sequence[Mapping[str, Any]] | str | Path | None) -> list[LogEntry]:
-    if logs is None:
-        return []
-    if isinstance(logs, str | Path):
-        return read_log_file(logs)
-    return parse_logs([dict(e) for e in logs])
+                          logs=load_logs(logs) if isinstance(logs, str | Path) else list(logs or []),
+                          instruction=str(task_source.text(name, PREFERENCE_REQUEST, {"role": role})), memory=memory,
+                          top_k=top_k, images=images, media=media)

@@ -147,7 +147,8 @@ class LLMPolicy(Policy):
         observation_role: ``"auto"``, ``"tool"`` (observations after a call are ``tool`` messages) or ``"user"``.
         use_tools: Former switch, kept for compatibility: ``False`` means ``tool_mode="text"``.
         context_tokens: The server's context window; prompts are fitted into ``context_tokens - max_tokens``.
-        field_budgets: Per-field *token* budgets overriding :data:`personal_envs.llm.prompt.DEFAULT_FIELD_TOKENS`.
+        field_budgets: Per-field *token* budgets overriding :data:`personal_envs.llm.prompt.DEFAULT_FIELD_TOKENS`
+            and the env's own (``env.unwrapped.llm_field_tokens``: PersonalWAB shows its function results whole).
         tokenizer: ``"auto"`` (the server's tokenizer when it has one, else the estimate), ``"server"`` or
             ``"estimate"`` (4 characters per token, no extra requests).
         request_extra: Further request fields sent with every call (``tool_choice``, ``response_format``,
@@ -204,7 +205,8 @@ class LLMPolicy(Policy):
         self.tool_mode = tool_mode
         self.observation_role = observation_role
         self.context_tokens = int(context_tokens)
-        self.field_budgets = {**DEFAULT_FIELD_TOKENS, **(field_budgets or {})}
+        env_budgets = getattr(env.unwrapped, "llm_field_tokens", None) or {}
+        self.field_budgets = {**DEFAULT_FIELD_TOKENS, **env_budgets, **(field_budgets or {})}
         self.request_extra = dict(request_extra or {})
         self.include_screenshot = include_screenshot
         self.counter = TokenCounter(self.client, tokenizer)

@@ -97,13 +97,9 @@ def _number(value: Any) -> float:
     return number if math.isfinite(number) else 0.0
 
 
-def _size_note(size_file: Path) -> str:
-    """The ``size.json`` line of a run (empty when the file is missing or unreadable)."""
-    try:
-        info = json.loads(size_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    if not isinstance(info, dict):
+def _size_note(info: dict[str, Any] | None) -> str:
+    """The ``size.json`` line of a run (empty when the run has no valid one: :meth:`Run.size` warned then)."""
+    if info is None:
         return ""
     return (f"<div class='kbd'>trajectories: {_text(info.get('episodes'))} episodes, "
             f"{_number(info.get('bytes', 0)) / 1e6:.2f} MB "
@@ -160,7 +156,7 @@ class ViewerSite:
                 table = report(run.env_id, run.records)
             except Exception as exc:  # a report that cannot be built must not hide the episodes
                 table = f"(no table: {type(exc).__name__}: {exc})"
-            size = _size_note(run.trajectory_dir / "size.json")
+            size = _size_note(run.size())
             parts.append(f"<h2 id='run{i}'>r{i}: {html.escape(run.env_id)} / {html.escape(run.policy)} "
                          f"<span class='kbd'>{html.escape(str(run.results))}</span></h2>"
                          f"<pre class='paper-table'>{html.escape(table)}</pre>{size}")

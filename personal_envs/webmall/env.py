@@ -34,17 +34,21 @@ from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.errors import InputError, MissingDataError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.core.task import Evaluation
+from personal_envs.textmode.session import TextSession
 from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catalog
 from personal_envs.webmall.generator import generate_tasks
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
 from personal_envs.webmall.server import ShopCluster
 from personal_envs.webmall.solution_page import is_solution_url, load_solution_texts, read_submission
 from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_official_tasks, select_tasks
+from personal_envs.webmall.text_scripts import ShopScript, SolutionScript, submitted_text
 from personal_envs.webmall.world import WebMallWorld
 
 OBSERVATION_MODES: tuple[str, ...] = ("axtree", "screenshot", "axtree+screenshot", "axtree+memory")
 #: ``scoring`` values: the official evaluator's rules (default) or the project's stricter ones.
 SCORINGS: tuple[str, ...] = ("official", "strict")
+#: ``render`` values: Chromium shows the pages, or the text mode computes the observation without a browser.
+RENDERS: tuple[str, ...] = ("browser", "text")
 MAX_AXTREE_CHARS = 1 << 20
 MAX_MEMORY_CHARS = 20_000
 MAX_INSTRUCTION_CHARS = 20_000
@@ -155,6 +159,11 @@ class WebMallEnv(PersonalEnv):
             the page sent are answered and handled, at most 0.5 s (the same page as BrowserGym's whenever the
             page's script finishes within 0.5 s, without the fixed cost on every step); a number: sleep that many
             seconds after every action, as BrowserGym does.
+        render: ``"browser"`` (default): Chromium shows the pages.  ``"text"``: no browser; the shops answer
+            in-process and the observation is computed from the pages the shops render
+            (:mod:`personal_envs.textmode`): the same BrowserGym AX-tree text apart from layout-dependent tags
+            (README, "Text mode"), at RL speed.  Embedded shops only, ``axtree_format="browsergym"``, no screenshot
+            (the observation space has no ``screenshot`` key, and the screenshot modes are refused).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -179,7 +188,18 @@ class WebMallEnv(PersonalEnv):
         host: BrowserHost | None = None,
         scoring: str = "official",
         pre_observation_delay: float | None = None,
+        render: str = "browser",
     ) -> None:
+        if render not in RENDERS:
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
+        if render == "text":
+            if "screenshot" in observation_mode:
+                raise InputError("render='text' has no screenshots: use observation_mode 'axtree' or 'axtree+memory'")
+            if shop_urls is not None:
+                raise InputError("render='text' runs the embedded shops only (no shop_urls)")
+            if axtree_format != "browsergym":
+                raise InputError("render='text' writes BrowserGym's AX-tree text only (axtree_format='browsergym')")
+        self.render_backend = render
         if scoring not in SCORINGS:
             raise InputError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
         if observation_mode not in OBSERVATION_MODES:
@@ -247,7 +267,7 @@ class WebMallEnv(PersonalEnv):
         self.solution_texts = load_solution_texts(
             official_dir, data_home() / "webmall-docker" if data_dir is None else None)
         self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls, solution_texts=self.solution_texts,
-                                   solution_origin=frontend)
+                                   solution_origin=frontend, serve=render != "text")
         self.world = WebMallWorld(self.cluster, scoring=scoring)
         self.scoring = scoring
         self._last_official_score = 0.0
@@ -264,7 +284,7 @@ class WebMallEnv(PersonalEnv):
         return len(self.tasks)
 
     @property
-    def session(self) -> BrowserSession | None:
+    def session(self) -> BrowserSession | TextSession | None:
         """The episode's browser session (``None`` before the first reset)."""
         return self.world.session
 
@@ -279,8 +299,15 @@ class WebMallEnv(PersonalEnv):
         """Parse a JSON action or a BrowserGym action string (``fill('12', 'text')``; parsed, never run)."""
         return decode_browser_action(action, self._spec_by_name)
 
-    def _ensure_session(self) -> BrowserSession:
+    def _ensure_session(self) -> BrowserSession | TextSession:
         session = self.world.session
+        if self.render_backend == "text":
+            if session is None or session.closed:
+                allowed = [*self.cluster.shop_origins, self.cluster.solution_origin]
+                session = self.world.session = TextSession(
+                    self.cluster.sites(), viewport=self.viewport, allowed_origins=allowed,
+                    scripts=[ShopScript(self.cluster.shop_origins), SolutionScript(self.cluster.solution_origin)])
+            return session
         if session is None or session.closed:
             allowed = [*self.cluster.shop_origins, self.cluster.solution_origin]
             session = self.world.session = BrowserSession(
@@ -347,7 +374,10 @@ class WebMallEnv(PersonalEnv):
         if session is None or session.closed or not is_solution_url(page_url, self.cluster.solution_origin):
             return
         try:
-            text = str(session.call(read_submission, timeout=10.0))
+            if isinstance(session, TextSession):
+                text = submitted_text(session.page)
+            else:
+                text = str(session.call(read_submission, timeout=10.0))
         except Exception:  # noqa: BLE001 - an unreadable page shows no submission
             return
         if text:
@@ -368,6 +398,8 @@ class WebMallEnv(PersonalEnv):
         def html() -> str:
             if session is None or session.closed or not episode.needs_html(page_url):
                 return ""
+            if isinstance(session, TextSession):
+                return session.page.html() if session.page is not None else ""
             try:
                 return str(session.call(lambda page: page.content(), timeout=10.0))
             except Exception:  # noqa: BLE001 - an unreadable page shows no confirmation

@@ -444,11 +444,15 @@ def _expected_columns() -> dict[str, set[str]]:
         db.close()
 
 
+#: Columns that older arena databases lack and :class:`ArenaStore` adds when it opens them.
+_MIGRATED_COLUMNS = {"fields", "error", *_VOTE_COLUMNS}
+
+
 def _check_tables(db: sqlite3.Connection, path: Path) -> None:
     """Refuse a database whose tables of the arena's names lack the arena's columns (another program's file)."""
     for table, expected in _expected_columns().items():
         present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        missing = sorted(expected - present - {"fields"}) if present else []
+        missing = sorted(expected - present - _MIGRATED_COLUMNS) if present else []
         if missing:
             raise InputError(f"{path}: table {table} lacks the column(s) {', '.join(missing)}; not an arena "
                              "database (use another --db)")

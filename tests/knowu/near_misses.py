@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.oracle import (
     Alarm,
     Ask,
@@ -23,7 +24,9 @@ from personal_envs.knowu.oracle import (
     Sort,
     Toot,
     Visit,
+    plan,
 )
+from tests.knowu.helpers import run_oracle
 
 #: Items of the embedded world nobody's request wants (a bookshelf; a fried, cheesy burger).
 WRONG_ITEMS = ("bookshelf", "cheeseburger")
@@ -84,3 +87,28 @@ def near_misses(goals: Sequence[Goal], world: Mapping[str, Any]) -> list[tuple[s
             rest = [*goals[:index], *([replacement] if replacement is not None else []), *goals[index + 1:]]
             found.append((f"{type(goal).__name__}: {label}", rest))
     return found
+
+
+#: Near misses the official code does not penalize either: the notice class takes a post in any channel (its rubric
+#: judges style and completeness only), the news class's workflow line is "N/A, assign 1.0" without an app
+#: trajectory (skipping the search page costs nothing), and the Mastodon photo's rubric does not judge visibility.
+OFFICIALLY_UNJUDGED = {("LateUrgentRouteWithNoticeTask", "Post: wrong channel"),
+                       ("SearchTopInfoPreferenceAskUserTask", "Visit: no visit"),
+                       ("MastodonSharePhotosPreferenceAskUserTask", "Toot: wrong visibility"),
+                       ("TakeoutReamarkPreferenceAskUserTask", "Order: wrong address")}
+
+
+def check_near_misses(env: KnowUEnv, variant: str) -> int:
+    """The oracle succeeds with the rubric judge; every near miss of its goals scores lower (returns how many)."""
+    info = run_oracle(env, variant)
+    assert info["metrics"]["success"], (variant, info["metrics"]["reason"])
+    assert "from the class rubric" in info["metrics"]["judge_reason"]
+    task: Any = env.task
+    checked = 0
+    for label, goals in near_misses(task.rubric.oracle, task.world):
+        if (task.official_name, label) in OFFICIALLY_UNJUDGED:
+            continue
+        worse = run_oracle(env, variant, plan(goals, task.world))
+        assert worse["score"] < info["score"], (variant, label, worse["metrics"]["reason"])
+        checked += 1
+    return checked

@@ -4,6 +4,7 @@
 tasks, or ``None`` for the project's tasks:
 
 * ``task_set="project"``: the project's tasks.  ``task_set="official"``: the official ones (a release is required).
+  ``task_set="embedded"``: the official classes on the package's embedded cards and default personas.
 * ``task_set=None`` (default): official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the fetch
   cache) unless every requested ``task`` is a project id (the project's tasks stay available by their own names);
   an official name (``"BatterySaverGeneralTask"``) without a release raises, saying how to get one.
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from personal_envs.knowu.official.texts import TaskSource
     from personal_envs.knowu.task import PhoneTask
 
-TASK_SETS: tuple[str, ...] = ("official", "project")
+TASK_SETS: tuple[str, ...] = ("official", "embedded", "project")
 _OFFICIAL_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*Task$")
 
 
@@ -111,6 +112,11 @@ def resolve_official(
     if split not in SPLIT_FAMILY or task_set == "project":
         return None
     names = _names(task)
+    if task_set == "embedded":
+        from personal_envs.knowu.official.embedded import embedded_source
+        from personal_envs.knowu.personas import default_personas
+
+        return _build(split, embedded_source(), default_personas(), task, profile, logs, log_source, options)
     if task_set == "official":
         release = require_release(data_dir)
     else:
@@ -125,10 +131,15 @@ def resolve_official(
                     "data_dir=, or name one of the project's tasks ('personal-envs tasks' lists them)")
             return None
         release = found
-        source = parse_release(release)
-        if names and not any(split_variant(n)[0] in source.classes for n in names):
+        if names and not any(split_variant(n)[0] in parse_release(release).classes for n in names):
             return None  # project ids: the project's tasks, as an extra set
-    source, personas = parse_release(release), official_personas(release.root)
+    return _build(split, parse_release(release), official_personas(release.root), task, profile, logs, log_source,
+                  options)
+
+
+def _build(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None,
+           profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
+           options: dict[str, Any]) -> list[PhoneTask]:
     custom = profile is not None and not _is_role(profile, personas.ids())
     ids = official_ids(split, source, personas, task, profile)
     if logs is not None and not custom:

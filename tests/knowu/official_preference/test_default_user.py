@@ -18,8 +18,9 @@ from personal_envs.knowu.official.preference.user import OfficialPreferenceUser,
 from personal_envs.knowu.official.preference.variants import PreferenceTask, build_variant
 from personal_envs.knowu.official.registry import persona_ids
 from personal_envs.knowu.official.texts import scenario
-from personal_envs.knowu.personas import hidden_values
+from personal_envs.knowu.personas import DEFAULT_DIR, hidden_values
 from personal_envs.knowu.users import REFUSAL
+from personal_envs.knowu.world import WORLD_FILE
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import UserContext, UserReply
 from tests.knowu.official_preference.release import (
@@ -31,7 +32,7 @@ from tests.knowu.official_preference.release import (
 )
 
 pytestmark = NEEDS_RELEASE
-PROJECT_PROFILES = Path(__file__).resolve().parents[3] / "personal_envs/knowu/data/profiles"
+DEFAULT_PROFILES = DEFAULT_DIR / "user_profile"
 
 #: Questions an agent asks a user: one per topic of the user simulator, and a few plain ones.
 QUESTIONS = ("Where should I deliver it?", "Which app should I use?", "What is your budget?", "Which size?",
@@ -59,10 +60,10 @@ def _variants() -> list[tuple[str, str]]:
     return variants()
 
 
-def _project_persona_facts() -> list[str]:
-    """Distinctive strings of the project's own personas (names, addresses, employers, contacts, channels)."""
+def _default_persona_facts() -> list[str]:
+    """Distinctive strings of the default personas (names, addresses, employers, contacts, channels)."""
     found: list[str] = []
-    for path in sorted(PROJECT_PROFILES.glob("*.yaml")):
+    for path in sorted(DEFAULT_PROFILES.glob("*.yaml")):
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))["user_profile"]
         identity = doc.get("identity", {}) or {}
         found += [str(identity.get(k, "")) for k in ("full_name", "employer")]
@@ -71,13 +72,14 @@ def _project_persona_facts() -> list[str]:
             for person in people if isinstance(people, list) else []:
                 if isinstance(person, dict):
                     found += [str(person.get(k, "")) for k in ("name", "phone", "email", "target_channel")]
-    return sorted({f for f in found if len(f) >= 5})
+    pool = set(yaml.safe_load(WORLD_FILE.read_text(encoding="utf-8"))["channels"])  # every persona's server has them
+    return sorted({f for f in found if len(f) >= 5 and f not in pool})
 
 
-def test_no_project_persona_fact_reaches_an_official_role() -> None:
-    """The embedded world is the same for every persona: no fact of a project persona (its workplace, its metro
-    line, its contacts, its channels) reaches an official role's user or phone, on every variant."""
-    foreign = _project_persona_facts()
+def test_no_default_persona_fact_reaches_an_official_role() -> None:
+    """The embedded world is the same for every persona: no fact of a default persona (its workplace, its contacts,
+    its channels) reaches an official role's user or phone, on every variant."""
+    foreign = _default_persona_facts()
     assert len(foreign) > 20
     checked = 0
     for name, role in _variants():

@@ -16,11 +16,10 @@ from personal_envs.core.task import EpisodeTrace
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official.preference import reading as rd
 from personal_envs.knowu.official.preference.variants import PreferenceTask, build_variant
-from personal_envs.knowu.oracle import Alarm, Prune, Reply, plan
+from personal_envs.knowu.oracle import Alarm, Prune, Reply
 from personal_envs.knowu.state import read_state
 from personal_envs.simulators.phone.phone import Phone
-from tests.knowu.helpers import run_oracle
-from tests.knowu.near_misses import near_misses
+from tests.knowu.near_misses import check_near_misses
 from tests.knowu.official_preference.release import (
     NEEDS_RELEASE,
     PROFILES,
@@ -31,15 +30,6 @@ from tests.knowu.official_preference.release import (
 
 pytestmark = NEEDS_RELEASE
 RUN_SLOW = os.environ.get("PERSONAL_ENVS_SLOW_TESTS", "1") == "1"
-
-#: Near misses the official code does not penalize either: the notice class takes a post in any channel (its rubric
-#: judges style and completeness only), the news class's workflow line is "N/A, assign 1.0" without an app
-#: trajectory (skipping the search page costs nothing), and the Mastodon photo's rubric does not judge visibility.
-OFFICIALLY_UNJUDGED = {("LateUrgentRouteWithNoticeTask", "Post: wrong channel"),
-                       ("SearchTopInfoPreferenceAskUserTask", "Visit: no visit"),
-                       ("MastodonSharePhotosPreferenceAskUserTask", "Toot: wrong visibility"),
-                       ("TakeoutReamarkPreferenceAskUserTask", "Order: wrong address")}
-
 
 def _variant(variant: str) -> PreferenceTask:
     name, role = variant.split("@")
@@ -54,22 +44,6 @@ def _profile(role: str) -> dict[str, Any]:
 def env() -> Iterator[KnowUEnv]:
     with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False)) as environment:
         yield environment
-
-
-def check_near_misses(env: KnowUEnv, variant: str) -> int:
-    """The oracle succeeds with the rubric judge; every near miss of its goals scores lower (returns how many)."""
-    info = run_oracle(env, variant)
-    assert info["metrics"]["success"], (variant, info["metrics"]["reason"])
-    assert "from the class rubric" in info["metrics"]["judge_reason"]
-    task: Any = env.task
-    checked = 0
-    for label, goals in near_misses(task.rubric.oracle, task.world):
-        if (task.official_name, label) in OFFICIALLY_UNJUDGED:
-            continue
-        worse = run_oracle(env, variant, plan(goals, task.world))
-        assert worse["score"] < info["score"], (variant, label, worse["metrics"]["reason"])
-        checked += 1
-    return checked
 
 
 def test_every_class_is_judged_by_its_rubric_and_near_misses_fail(env: KnowUEnv) -> None:

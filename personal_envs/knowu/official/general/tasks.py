@@ -999,16 +999,21 @@ def _share_to_mastodon(cls: OfficialClass) -> Spec:
                            Fill("compose_text", quoted(cls.goal or "")), Tap(rid="publish"), finish()])
 
 
-def delivery_of(goal: str) -> tuple[str, str, str]:
-    """(receiver, phone, address) as the official goal states them."""
+def delivery_of(cls: OfficialClass) -> tuple[str, str, str]:
+    """(receiver, phone, address): a card's ``DELIVERY``, else as the official goal states them."""
+    given = cls.attributes.get("DELIVERY")
+    if isinstance(given, dict):
+        return str(given["receiver"]), str(given["phone"]), str(given["address"])
+    goal = cls.goal or ""
     receiver = re.findall(r"收件人填'([^']+)'", goal)
     number = re.findall(r"电话填\s*(\d+)", goal)
     address = re.findall(r"(?:送到|地址填)([^，。]+)", goal)
     return (receiver[0] if receiver else "", number[0] if number else "", address[-1].strip() if address else "")
 
 
-def food_plan(app: str, shop: str, dish: str, goal: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
-    receiver, number, address = delivery_of(goal)
+def food_plan(app: str, shop: str, dish: str, cls: OfficialClass, options: tuple[str, ...] = (),
+              note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(cls)
     fills = [Fill("receiver_name", receiver or "张伟"), Fill("receiver_phone", number or "13800138000"),
              Fill("receiver_address", address)]
     return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), *[Tap(text=o) for o in options],
@@ -1053,7 +1058,7 @@ def _first_lunch(cls: OfficialClass) -> Spec:
                        f"{order['name']}, Mobile: {order['phone']}. Address: {order['address']}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or ""))
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls))
 
 
 @spec("TakeoutRemarkGeneralTask")
@@ -1085,7 +1090,7 @@ def _takeout_remark(cls: OfficialClass) -> Spec:
         return value, f"{', '.join(checks)}. Score: {value}"
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or "", note=remark))
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls, note=remark))
 
 
 @spec("OrderLunchTradeoffGeneralTask")
@@ -1103,7 +1108,7 @@ def _lunch_tradeoff(cls: OfficialClass) -> Spec:
                        f"{order['name']}, Mobile: {order['phone']}. Address: {order['address']}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(), score,
-                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls.goal or ""))
+                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls))
 
 
 
@@ -1147,8 +1152,9 @@ def retitle(phone: Phone, pid: str, title: str, options: dict[str, list[str]] | 
                 product.options = options
 
 
-def shop_plan(goal: str, search: str, title: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
-    receiver, number, address = delivery_of(goal)
+def shop_plan(cls: OfficialClass, search: str, title: str, options: tuple[str, ...] = (),
+              note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(cls)
     steps: list[Step] = [open_app("Taodian"), Fill("search_input", search), Tap(rid="search_button"), Tap(text=title)]
     steps += [Tap(rid=f"option_{o}") for o in options]
     steps += [Tap(rid="buy_now"), Fill("receiver_name", receiver), Fill("receiver_phone", number),
@@ -1184,7 +1190,7 @@ def _buy_cola(cls: OfficialClass) -> Spec:
                        f"{info['mobile']}. Address: {info.get('province')}+{info.get('city')}+{info.get('area')}+"
                        f"{info.get('addr')}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls.goal or "", "可乐", COLA, ("sku=整箱",)))
+    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls, "可乐", COLA, ("sku=整箱",)))
 
 
 @spec("BuyComputerGeneralTask")
@@ -1208,7 +1214,7 @@ def _buy_computer(cls: OfficialClass) -> Spec:
         return value, f"{', '.join(checks)}. Score: {value}"
 
     return Spec(RUN_DATE, base(), score,
-                lambda p: shop_plan(cls.goal or "", "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
+                lambda p: shop_plan(cls, "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
 
 
 @spec("NoteTheCourierGeneralTask")
@@ -1232,7 +1238,7 @@ def _courier(cls: OfficialClass) -> Spec:
                                  f"Mobile: {info['mobile']}. Courier note: {courier}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: shop_plan(cls.goal or "", "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
+                lambda p: shop_plan(cls, "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
 
 
 @spec("SearchWhiteSneakersCheckoutGeneralTask")
@@ -1258,7 +1264,7 @@ def _sneakers(cls: OfficialClass) -> Spec:
                                  f"Size 42: {size}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: shop_plan(cls.goal or "", "运动鞋", SNEAKERS, ("size=42",)))
+                lambda p: shop_plan(cls, "运动鞋", SNEAKERS, ("size=42",)))
 
 
 

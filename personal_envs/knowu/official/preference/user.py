@@ -117,7 +117,8 @@ def _reply_rules(text: str) -> list[StatedFact]:
         words = _words(asked)
         found.append(StatedFact(tuple(stem(w) for w in words), f"I'd rather not give that. Please use {instead} "
                                 "instead.", stem(words[-1]) if words else "", "reject", f"refuse {asked}"))
-    for suggested, insisted in re.findall(r"If the assistant suggests (\w+), firmly refuse and insist on (\w+)", text):
+    for suggested, insisted in re.findall(r"If the assistant (?:suggests|offers) (\w+), (?:firmly refuse and insist on|"
+                                          r"say no and ask for) (\w+)", text):
         found.append(StatedFact((stem(suggested),), f"No {suggested}, please. I want {insisted}.", stem(suggested),
                                 "reject", f"suggests {suggested}"))
     return found

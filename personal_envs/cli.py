@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Ray cluster address for --backend ray (default: $RAY_ADDRESS, else a local Ray)")
     run.add_argument("--no-trajectories", action="store_true",
                      help="do not write per-episode trajectories (default: RESULTS.trajectories/ beside --out)")
+    run.add_argument("--max-failed", type=float, default=None, metavar="FRACTION",
+                     help="exit with status 1 when more than this fraction of the episodes failed (an error, such "
+                          "as no valid model reply; default 0.1)")
 
     view = commands.add_parser("view", help="show runs' episodes in a local web page (or export it as HTML)")
     view.add_argument("runs", nargs="+", type=Path, help="results files of 'personal-envs eval'")
@@ -130,6 +133,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--threads", type=int, default=1, help="CPU threads (1 leaves room for the envs)")
     serve.add_argument("--chat-format", default="chatml-function-calling",
                        help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
+    serve.add_argument("--extra-bufts", choices=["auto", "on", "off"], default="auto",
+                       help="llama.cpp's extra weight buffers (repacking); auto: off on CPUs with AMX, whose kernel "
+                            "crashes on the first request")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
 
     from personal_envs.backends.cli import add_parser as add_backend_parser
@@ -201,7 +207,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 
-        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run)
+        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run,
+                     extra_bufts=args.extra_bufts)
     return _fetch(args)
 
 
@@ -231,8 +238,12 @@ def _tasks(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from personal_envs.run_extras import DEFAULT_MAX_FAILED_FRACTION, failed_fraction_error
     from personal_envs.runner import EvalConfig, evaluate, report
 
+    max_failed = DEFAULT_MAX_FAILED_FRACTION if args.max_failed is None else args.max_failed
+    if not 0.0 <= max_failed <= 1.0:
+        raise InputError("--max-failed must be a fraction between 0 and 1")
     config = EvalConfig(
         env_id=args.env, policy=args.policy, episodes=args.episodes, workers=args.workers, out=args.out,
         seed=args.seed, env_kwargs=args.env_kwargs, policy_kwargs=args.policy_kwargs, progress=not args.no_progress,
@@ -254,6 +265,10 @@ def _eval(args: argparse.Namespace) -> int:
         from personal_envs.trajectories.commands import print_size_report
 
         print_size_report(config)
+    failed = failed_fraction_error(records, max_failed)
+    if failed is not None:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

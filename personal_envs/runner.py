@@ -11,6 +11,7 @@ benchmark's report function turns the records into the paper's table.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing as mp
 import os
@@ -29,12 +30,27 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from personal_envs.core.arguments import check_keywords
-from personal_envs.core.errors import InputError, UnknownNameError
+from personal_envs.core.errors import InputError, ReportedError, UnknownNameError
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
-from personal_envs.policies.base import Policy
-from personal_envs.run_config import check_and_store, fingerprint
-from personal_envs.run_extras import episode_extras, fatal_llm_failure, summary_lines
+from personal_envs.policies.base import Policy, PolicyGaveUp
+from personal_envs.run_config import (
+    ConfigMismatch,
+    check_and_store,
+    fingerprint,
+    record_served_model,
+    served_model_on_file,
+    store_served_model,
+)
+from personal_envs.run_extras import (
+    episode_extras,
+    exclusion_lines,
+    fatal_llm_failure,
+    llm_episode_failure,
+    partial_failure_line,
+    split_failed,
+    summary_lines,
+)
 from personal_envs.run_records import print_warning, read_records
 from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
@@ -68,6 +84,9 @@ class EvalConfig:
     ray_address: str | None = None
     #: Write each episode's trajectory next to the results file (``personal_envs.trajectories``).
     trajectories: bool = True
+    #: The model the results file's episodes came from, set by :func:`evaluate` when resuming; a policy with an
+    #: ``expected_model`` attribute (the LLM policy) gives up at its first reply from another model.
+    expected_model: str | None = None
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
@@ -105,9 +124,32 @@ def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, *
         raise
 
 
+def _make_run_policy(config: EvalConfig, env: gym.Env[Any, Any]) -> Policy:
+    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+    if config.expected_model and hasattr(policy, "expected_model"):
+        policy.expected_model = config.expected_model
+    return policy
+
+
+class EpisodeObserver:
+    """Watches the episodes of an in-process run as they happen (the notebook prints and shows screens with it).
+    Every method is optional; an observer must not change the env."""
+
+    def on_reset(self, env: gym.Env[Any, Any], episode: int, observation: dict[str, Any], info: dict[str, Any]
+                 ) -> None:
+        """After ``env.reset`` of ``episode``."""
+
+    def on_step(self, env: gym.Env[Any, Any], step: int, action: Any, observation: dict[str, Any], reward: float,
+                info: dict[str, Any]) -> None:
+        """After each ``env.step`` (``step`` counts from 1)."""
+
+    def on_end(self, env: gym.Env[Any, Any], record: dict[str, Any]) -> None:
+        """When the episode's record is complete (before it is written), the env still open."""
+
+
 def run_episode(
     env: gym.Env[Any, Any], policy: Policy, *, env_id: str, policy_name: str, episode: int, seed: int,
-    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None,
+    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None, observer: EpisodeObserver | None = None,
 ) -> dict[str, Any]:
     """Run one episode and return its record (never raises: failures are recorded in ``error``)."""
     started = time.perf_counter()
@@ -126,6 +168,8 @@ def run_episode(
         policy.reset(obs, info)
         if writer is not None:
             writer.reset(obs, info)
+        if observer is not None:
+            observer.on_reset(env, episode, obs, info)
         total = 0.0
         for _ in range(max_env_steps):
             action = policy.act(obs, info) if writer is None else writer.act(policy, obs, info)
@@ -134,6 +178,8 @@ def run_episode(
                 writer.step(action, obs, reward, terminated, truncated, info)
             total += float(reward)
             record["steps"] += 1
+            if observer is not None:
+                observer.on_step(env, record["steps"], action, obs, float(reward), info)
             if terminated or truncated:
                 record["metrics"] = info.get("metrics", {})
                 record["score"] = float(info.get("score", reward))
@@ -141,17 +187,22 @@ def run_episode(
         else:
             record["error"] = f"episode did not end within {max_env_steps} steps"
         record["reward"] = total
+    except PolicyGaveUp as exc:  # e.g. no valid model reply: an error, never a score
+        record["error"] = str(exc)
     except Exception as exc:  # a failing episode is recorded, the run goes on
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     _add_extras(env, policy, record)
+    _unscore_without_model_reply(record)
     record["runtime_s"] = round(time.perf_counter() - started, 4)
+    if observer is not None:
+        observer.on_end(env, record)
     if writer is not None:
         writer.finish(record)
     return record
 
 
 # ---------------------------------------------------------------------------------- output and resume checks
-class OutputPathError(InputError, RuntimeError):
+class OutputPathError(InputError, ReportedError):
     """The results file cannot be written (read-only folder, a file where a folder should be, ...)."""
 
 
@@ -191,7 +242,7 @@ def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
     return read_records(path, warn=print_warning if warn else None)
 
 
-class LLMRunAborted(RuntimeError):
+class LLMRunAborted(ReportedError):
     """The policy's LLM endpoint failed every call of an episode for a reason that will not go away."""
 
 
@@ -201,6 +252,19 @@ def _add_extras(env: gym.Env[Any, Any], policy: Policy, record: dict[str, Any]) 
         record.update(episode_extras(env, policy, record))
     except Exception as exc:  # reporting must never lose the episode
         record["extras_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _unscore_without_model_reply(record: dict[str, Any]) -> None:
+    """An episode without a valid model reply is an error: no score, and the env's metrics (a policy that never
+    spoke may look like one that rightly stayed silent) are kept aside under ``unscored_metrics``."""
+    failure = llm_episode_failure(record)
+    if failure is None:
+        return
+    record["error"] = record.get("error") or failure
+    record["score"] = None
+    if record.get("metrics"):
+        record["unscored_metrics"] = record["metrics"]
+    record["metrics"] = {}
 
 
 def _check_configuration(config: EvalConfig, has_records: bool) -> None:
@@ -251,7 +315,7 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
         results.put({"worker_error": str(exc), "input_error": True})
         return
     try:
-        policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+        policy = _make_run_policy(config, env)
         while (episode := tasks.get()) is not None:
             results.put(
                 run_episode(
@@ -295,18 +359,44 @@ def _run_parallel(config: EvalConfig, episodes: Sequence[int]) -> Iterator[dict[
             received += 1
             yield record
     finally:
-        for worker in workers:
-            worker.join(timeout=60)
-            if worker.is_alive():
-                worker.terminate()
+        _stop_workers(workers, tasks, results, early=received < len(episodes))
 
 
-def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any]) -> Iterator[dict[str, Any]]:
-    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+#: Seconds stopping workers may take before they are terminated (each finishes its current episode meanwhile).
+WORKER_STOP_S = 60.0
+
+
+def _stop_workers(workers: Sequence[Any], tasks: Any, results: Any, *, early: bool) -> None:
+    """Let the workers finish: after an early stop (a fatal error) the episodes not started are withdrawn; the
+    results still arriving are read and dropped (a worker cannot exit while its results fill the pipe), and a
+    worker still running after :data:`WORKER_STOP_S` is terminated."""
+    if early:
+        while True:
+            try:
+                tasks.get_nowait()
+            except Exception:
+                break
+        for _ in workers:
+            tasks.put(None)
+    deadline = time.monotonic() + WORKER_STOP_S
+    while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            results.get(timeout=0.2)
+    for worker in workers:
+        worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.terminate()
+            worker.join(timeout=10)
+
+
+def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any],
+               observer: EpisodeObserver | None = None) -> Iterator[dict[str, Any]]:
+    policy = _make_run_policy(config, env)
     for episode in episodes:
         yield run_episode(
             env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
             seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
+            observer=observer,
         )
 
 
@@ -351,10 +441,14 @@ def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
         env.close()
 
 
-def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
-    """Run the evaluation; return every record of this env id and policy in the results file."""
+def evaluate(config: EvalConfig, observer: EpisodeObserver | None = None) -> list[dict[str, Any]]:
+    """Run the evaluation; return every record of this env id and policy in the results file.
+
+    ``observer`` watches the episodes as they run (in-process runs only: one worker, local backend)."""
     entry_for(config.env_id)  # fail early, with the known ids, on a typo
     check_config(config)
+    if observer is not None and (config.workers != 1 or config.backend != "local"):
+        raise InputError("an observer needs an in-process run (workers=1, backend='local')")
     check_output_path(config.results_path())  # before the first episode, not after it
     log = JsonlLog(config.results_path())
 
@@ -363,6 +457,8 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
     existing = [r for r in resumable_records(log.path) if mine(r)]
     _check_configuration(config, has_records=bool(existing))
+    file_model = served_model_on_file(log.path, config.env_id, config.policy, existing)
+    config.expected_model = file_model
     done = {int(r["episode"]) for r in existing if not r.get("error")}
     in_process = config.backend != "ray" and config.workers == 1
     local = _LocalEnv(config)
@@ -383,15 +479,28 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
                 records = run_ray(config, todo)
             elif in_process:
-                records = _run_local(config, todo, local.get())
+                records = _run_local(config, todo, local.get(), observer)
             else:
                 records = _run_parallel(config, todo)
             bar = tqdm(total=len(todo), desc=f"{config.env_id} / {config.policy}", unit="ep",
                        disable=not config.progress)
             for record in records:
+                model = record_served_model(record)
+                if model and file_model and model != file_model:
+                    bar.close()
+                    getattr(records, "close", lambda: None)()
+                    raise ConfigMismatch(
+                        f"the endpoint answered episode {record.get('episode')} with model {model!r}, but the "
+                        f"episodes in {config.results_path()} came from {file_model!r}; the episode was not "
+                        "added: serve the same model, or use another --out")
                 log.append(record)
+                if model and not file_model:
+                    file_model = model
+                    store_served_model(log.path, config.env_id, config.policy, model)
                 bar.update(1)
-                bar.set_postfix(score=f"{record.get('score', 0.0):.2f}", refresh=False)
+                score = record.get("score")
+                bar.set_postfix(score="error" if record.get("error") or score is None else f"{score:.2f}",
+                                refresh=False)
                 fatal = fatal_llm_failure(record)
                 if fatal is not None:
                     bar.close()
@@ -408,14 +517,19 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
 
 def report(env_id: str, records: Sequence[dict[str, Any]]) -> str:
-    """The benchmark's table for ``records`` (plus a count of failed episodes)."""
+    """The benchmark's table over the scored episodes; failed episodes (an error, such as no valid model reply) are
+    left out of it and counted below it with their reasons, next to the partial failures of the scored ones."""
     entry = entry_for(env_id)
-    text = load_object(entry.report)(list(records)) if entry.report else f"{len(records)} episodes"
-    failed = [r for r in records if r.get("error")]
-    if failed:
-        first = str(failed[0]["error"]).splitlines()[0]
-        text += f"\n{len(failed)} episode(s) failed; first error: {first}"
-    extra = summary_lines(records)
-    if extra:
-        text = str(text) + "\n" + "\n".join(extra)
-    return str(text)
+    scored, _ = split_failed(records)
+    if not scored:
+        text = f"no scored episode: all {len(records)} failed"
+    else:
+        text = str(load_object(entry.report)(list(scored)) if entry.report else f"{len(scored)} episodes")
+    lines = exclusion_lines(records)
+    partial = partial_failure_line(records)
+    if partial:
+        lines.append(partial)
+    lines += summary_lines(records)
+    if lines:
+        text = text + "\n" + "\n".join(lines)
+    return text

@@ -24,6 +24,10 @@ class InputError(ValueError):
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython's hook for how an exception is shown: the one line the CLI prints."""
+        return [f"error: {self}"]
+
 
 class MissingDataError(InputError, FileNotFoundError):
     """A file or folder the user named, or the project needs, is not there (also a ``FileNotFoundError``, as
@@ -51,3 +55,13 @@ def reraise_as(error_type: type[InputError]) -> Iterator[None]:
     except InputError as exc:
         raise error_type(str(exc)) from None
 
+
+
+class ReportedError(RuntimeError):
+    """A failure the user must act on (not bad input: a dead endpoint, a run that failed), explained in one line by
+    its message; the CLI prints it as ``error: <message>``, and IPython (Jupyter) shows it the same way, as one line
+    without a traceback, while still stopping a "run all"."""
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's hook for how an exception is shown: the one line the CLI prints."""
+        return [f"error: {self}"]

@@ -321,6 +321,18 @@ def load_results(paths: Iterable[str], warn: Warn | None = print_warning) -> lis
     return episodes
 
 
+def _excluded(paths: Iterable[str]) -> list[str]:
+    """The line saying how many failed episodes (an error such as no valid model reply) the tables left out."""
+    import json
+    from pathlib import Path
+
+    from personal_envs.run_extras import exclusion_lines
+
+    records = [json.loads(line) for path in paths for line in Path(path).read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    return exclusion_lines([r for r in records if isinstance(r, dict)])
+
+
 def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None) -> int:
     """``personal-envs knowu table RESULTS... [--figures DIR]``: merge the runs' records, print every table and
     optionally draw the figures (:mod:`personal_envs.knowu.official.figures`)."""
@@ -330,6 +342,8 @@ def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None =
         return 1
     sets = sorted({str(e.extra.get("task_set", "?")) for e in episodes})
     print(report(episodes, ", ".join(sets)))
+    for line in _excluded(paths):
+        print(line)
     if figures is not None:
         from personal_envs.knowu.official.figures import write_figures
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from personal_envs.knowu.official.routine.user import REFUSAL, is_extraction
+from personal_envs.knowu.official.guard import REFUSAL, is_extraction
 from personal_envs.simulators.users.base import SimulatedUser, UserReply
 
 _DATE_QUESTION = re.compile(r"\b(what('s| is)? (the )?(date|day)|today'?s date|which day|what day|date today|"

@@ -172,7 +172,11 @@ class KnowUEnv(PersonalEnv):
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
-            (:mod:`personal_envs.knowu.official.resolve`).
+            (:mod:`personal_envs.knowu.official.resolve`).  ``"embedded"``: the official classes on the package's
+            embedded cards.
+        personas: A persona set for the official classes (personalized / proactive): a folder in the official
+            layout (``user_profile/<id>.yaml`` + ``user_logs/``, e.g. ``personal-envs knowu generate`` output) or
+            ``"default"``; the release's classes when one is found, else the embedded cards.
     """
 
     #: Pixel space of the actions' coordinates (the screenshot is scaled from it; viewers scale actions back).
@@ -208,6 +212,7 @@ class KnowUEnv(PersonalEnv):
         protocol: str | None = None,
         ui_hierarchy: bool | None = None,
         coords: str = "pixels",
+        personas: str | os.PathLike[str] | None = None,
     ) -> None:
         if coords not in ("pixels", "official"):
             raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
@@ -235,7 +240,7 @@ class KnowUEnv(PersonalEnv):
 
             official = resolve_official(split, task, profile=profile, logs=logs, data_dir=data_dir,
                                         task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
-                                        embedder=embedder, judge=judge)
+                                        embedder=embedder, judge=judge, personas=personas)
         if tasks is not None:
             all_tasks = list(tasks)
         elif official is not None:

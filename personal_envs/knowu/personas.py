@@ -178,6 +178,16 @@ def default_personas() -> PersonaSet:
     return PersonaSet(DEFAULT_DIR, "default personas")
 
 
+def as_persona_set(personas: str | os.PathLike[str] | PersonaSet) -> PersonaSet:
+    """The persona set ``personas`` names: a :class:`PersonaSet`, ``"default"`` (the shipped default personas) or a
+    folder in the official layout (``user_profile/`` + ``user_logs/``, or a release with ``src/knowu_bench/``)."""
+    if isinstance(personas, PersonaSet):
+        return personas
+    if str(personas) == "default":
+        return default_personas()
+    return PersonaSet.from_dir(personas)
+
+
 @functools.lru_cache(maxsize=8)
 def generated_personas(count: int = 64, seed: int = 0, home: str | None = None) -> PersonaSet:
     """Generated personas (``count`` of them from ``seed``), made once in the data cache (``data_home()/knowu/

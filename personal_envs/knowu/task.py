@@ -93,6 +93,8 @@ class PhoneTask(Task[PhoneWorld]):
         routine_applies: Proactive only: whether the user has the habit (privileged; ``None`` elsewhere).
         task_set: Which task set the task belongs to: ``"KnowU-Bench 0dd7989"`` for official variants, else
             :data:`~personal_envs.knowu.official.release.PROJECT_LABEL` (records and tables print it).
+        personas: The label of the persona set a preference / routine variant's persona comes from (``"official
+            roles"``, ``"default personas"``, a generated or dropped-in folder's name); ``""`` otherwise.
     """
 
     task_id: str = ""
@@ -103,6 +105,7 @@ class PhoneTask(Task[PhoneWorld]):
     start: datetime = datetime(2026, 2, 9, 9, 0)
     routine_applies: bool | None = None
     task_set: str = PROJECT_LABEL
+    personas: str = ""
 
     # ------------------------------------------------------------------------------------ subclass hooks
     @abstractmethod
@@ -187,6 +190,7 @@ class PhoneTask(Task[PhoneWorld]):
             "split": self.split,
             "difficulty": self.difficulty,
             "task_set": self.task_set,
+            **({"personas": self.personas} if self.personas else {}),
             "finished": trace.finished,
             "answer": trace.answer or "",
         }

@@ -32,18 +32,32 @@ from tests.knowu.helpers import run_oracle
 WRONG_ITEMS = ("bookshelf", "cheeseburger")
 
 
-def _items(world: Mapping[str, Any], app: str) -> list[str]:
+def _items(world: Mapping[str, Any], app: str) -> dict[str, set[str]]:
+    """The app's items by id, each with its describing words (cuisine, contents, traits, category)."""
     holder = world.get(app) or {}
-    ids = [str(i["id"]) for i in holder.get("catalog", [])]
-    return ids + [str(d["id"]) for r in holder.get("restaurants", []) for d in r.get("dishes", [])]
+    items = [*holder.get("catalog", []), *[d for r in holder.get("restaurants", []) for d in r.get("dishes", [])]]
+    return {str(i["id"]): {str(w).lower() for key in ("cuisine", "contains", "traits", "category")
+                           for w in (i.get(key) or [] if isinstance(i.get(key), list) else [i.get(key) or ""]) if w}
+            for i in items}
+
+
+def _wrong_item(goal: Order, world: Mapping[str, Any]) -> str | None:
+    """An item nobody's request wants when the app has one, else the one least like what the oracle picked for this
+    persona (the oracle's pick carries the persona's preference)."""
+    items = _items(world, goal.app)
+    others = [i for i in items if i != goal.item]
+    fixed = next((i for i in WRONG_ITEMS if i in others), None)
+    if fixed is not None or not others:
+        return fixed
+    picked = items.get(goal.item, set())
+    return min(reversed(others), key=lambda i: len(items[i] & picked))
 
 
 def goal_misses(goal: Goal, world: Mapping[str, Any]) -> list[tuple[str, Goal | None]]:
     """Labelled near misses of one goal (``None``: the goal left out)."""
     replace = dataclasses.replace
     if isinstance(goal, Order):
-        others = [i for i in _items(world, goal.app) if i != goal.item]
-        wrong = next((i for i in WRONG_ITEMS if i in others), others[-1] if others else None)
+        wrong = _wrong_item(goal, world)
         misses: list[tuple[str, Goal | None]] = [("wrong address", replace(goal, address="Somewhere Else Road 1"))]
         misses.append(("wrong item", replace(goal, item=wrong, size=None)) if wrong else ("no order", None))
         if goal.note:

@@ -13,6 +13,7 @@ from personal_envs.knowu.generate import generate_release
 from personal_envs.knowu.personas import (
     PACKAGE,
     PersonaSet,
+    as_persona_set,
     generated_personas,
     hidden_values,
     load_profile,
@@ -38,6 +39,9 @@ def test_both_layouts_give_the_same_personas(tmp_path: Path) -> None:
         flat.logs_path("g2-0", "dirty")
     with pytest.raises(MissingDataError, match="holds no personas"):
         PersonaSet.from_dir(tmp_path)
+    # what personas= accepts: a folder (either layout), "default", or a set
+    assert as_persona_set(str(release)).ids() == nested.ids() and as_persona_set(flat) is flat
+    assert as_persona_set("default").ids() == ["designer", "engineer", "researcher", "retiree"]
 
 
 def test_loaders_name_the_bad_field_and_hidden_values_cover_identity(tmp_path: Path) -> None:

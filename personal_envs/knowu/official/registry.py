@@ -216,6 +216,7 @@ def build(ctx: BuildContext) -> PhoneTask:
     task.task_id = ctx.variant
     task.split = FAMILY_SPLIT[ctx.cls.family]
     task.task_set = ctx.source.label
+    task.personas = ctx.personas.label if ctx.personas is not None and ctx.role is not None else ""
     return task
 
 

@@ -9,6 +9,9 @@ tasks, or ``None`` for the project's tasks:
   cache) unless every requested ``task`` is a project id (the project's tasks stay available by their own names);
   an official name (``"BatterySaverGeneralTask"``) without a release raises, saying how to get one.
 
+``personas=`` (a folder in the official layout, ``"default"`` or a :class:`PersonaSet`) replaces the persona set:
+the release's classes when a release is found (unless ``task_set="embedded"``), else the embedded cards.
+
 Official ids: ``"X"`` (general; for preference / routine classes: every role of ``X``, or the one given by
 ``profile=``), ``"X@role"``; ``profile=`` a role id or a profile in the official format (``logs=`` its log JSON).
 """
@@ -31,7 +34,7 @@ from personal_envs.knowu.official.registry import (
 )
 from personal_envs.knowu.official.release import candidate_dirs, find_release, require_release
 from personal_envs.knowu.official.source import parse_release
-from personal_envs.knowu.personas import PersonaSet, official_personas
+from personal_envs.knowu.personas import PersonaSet, as_persona_set, official_personas
 
 if TYPE_CHECKING:
     from personal_envs.knowu.official.texts import TaskSource
@@ -104,23 +107,26 @@ def resolve_official(
     data_dir: str | os.PathLike[str] | None = None,
     task_set: str | None = None,
     log_source: str = "clean",
+    personas: str | os.PathLike[str] | PersonaSet | None = None,
     **options: Any,
 ) -> list[PhoneTask] | None:
     """The official tasks the env arguments select, or ``None`` when the project's tasks run."""
     if task_set is not None and task_set not in TASK_SETS:
         raise InputError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
+    if personas is not None and task_set == "project":
+        raise InputError("personas= runs the official classes on a persona set; task_set='project' has fixed roles")
     if split not in SPLIT_FAMILY or task_set == "project":
         return None
     names = _names(task)
+    chosen = None if personas is None else as_persona_set(personas)
     if task_set == "embedded":
-        from personal_envs.knowu.official.embedded import embedded_source
-        from personal_envs.knowu.personas import default_personas
-
-        return _build(split, embedded_source(), default_personas(), task, profile, logs, log_source, options)
+        return _embedded(split, chosen, task, profile, logs, log_source, options)
     if task_set == "official":
         release = require_release(data_dir)
     else:
         found = find_release(data_dir)
+        if found is None and chosen is not None:
+            return _embedded(split, chosen, task, profile, logs, log_source, options)
         if found is None:
             official_looking = [n for n in names if looks_official(n)]
             if official_looking:  # official names need a release
@@ -131,10 +137,21 @@ def resolve_official(
                     "data_dir=, or name one of the project's tasks ('personal-envs tasks' lists them)")
             return None
         release = found
-        if names and not any(split_variant(n)[0] in parse_release(release).classes for n in names):
+        if chosen is None and names and not any(split_variant(n)[0] in parse_release(release).classes
+                                                for n in names):
             return None  # project ids: the project's tasks, as an extra set
-    return _build(split, parse_release(release), official_personas(release.root), task, profile, logs, log_source,
-                  options)
+    return _build(split, parse_release(release), chosen or official_personas(release.root), task, profile, logs,
+                  log_source, options)
+
+
+def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str] | None,
+              profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
+              options: dict[str, Any]) -> list[PhoneTask]:
+    """The embedded cards on ``personas`` (default: the default personas)."""
+    from personal_envs.knowu.official.embedded import embedded_source
+    from personal_envs.knowu.personas import default_personas
+
+    return _build(split, embedded_source(), personas or default_personas(), task, profile, logs, log_source, options)
 
 
 def _build(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None,

@@ -1,12 +1,15 @@
 """Throughput of the browserless text mode next to the browser mode, in one run (issue 32).
 
-For each id and each mode the script drives one env with the parity walk's seeded random actions
-(:func:`personal_envs.textmode.parity.random_web_action`: clicks on links and buttons, fills, Enter, drop-downs,
-``goto`` into the shops, scrolls, ``go_back``) and prints steps/s and resets/s; then the text mode with 1 and 4
-async envs (``gym.make_vec(..., vectorization_mode="async")``, env-steps/s).
+For each id and each mode the script drives one env with the parity walk's seeded random actions (WebMall:
+:func:`personal_envs.textmode.parity.random_web_action`: clicks on links and buttons, fills, Enter, drop-downs,
+``goto`` into the shops, scrolls, ``go_back``; KnowU: :func:`personal_envs.simulators.phone.walk.random_phone_action`:
+taps on what the dump shows, long presses, drags, scrolls, typing, Enter, back, home, open_app) and prints steps/s
+and resets/s; then the text mode with 1 and 4 async envs (``gym.make_vec(..., vectorization_mode="async")``,
+env-steps/s).  KnowU's browser mode runs without screenshots (the text mode has none); KnowU's text mode also runs
+episodes that repeat one task and its actions (screens seen before, as a policy training on a task revisits them).
 
-    python benchmarks/text_mode.py                      # WebMall-v0, 300 steps and 20 resets per mode
-    python benchmarks/text_mode.py --steps 1000 --resets 50 --vector 1 4
+    python benchmarks/text_mode.py                      # every id below, 300 steps and 20 resets per mode
+    python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
 
 Ids without a text mode yet are listed as such.
 """
@@ -26,27 +29,64 @@ import numpy as np  # noqa: E402
 
 import personal_envs  # noqa: E402,F401
 from benchmarks._measure import machine  # noqa: E402
+from personal_envs.simulators.phone.walk import random_phone_action  # noqa: E402
 from personal_envs.textmode.parity import random_web_action  # noqa: E402
 
 #: Ids with a text mode and the keyword arguments of both modes.
-TEXT_IDS: dict[str, dict[str, Any]] = {"WebMall-v0": {"data_dir": "shipped"}}
+TEXT_IDS: dict[str, dict[str, Any]] = {
+    "WebMall-v0": {"data_dir": "shipped"},
+    "KnowU-General-v0": {"screenshot": False},
+    "KnowU-Personalized-v0": {"screenshot": False},
+    "KnowU-Proactive-v0": {"screenshot": False},
+}
 #: Ids of the issue without a text mode yet.
 NOT_YET: tuple[str, ...] = ("BrowserArena-Captcha-v0", "BrowserArena-PopupBanner-v0",
-                            "BrowserArena-DirectNavigation-v0", "KnowU-General-v0", "KnowU-Personalized-v0",
-                            "KnowU-Proactive-v0")
+                            "BrowserArena-DirectNavigation-v0")
+
+
+def origins_of(env: Any) -> list[str]:
+    """The first four shop origins of a WebMall env (none for the phone)."""
+    return list(getattr(env.unwrapped, "origins", {}).values())[:4]
+
+
+def random_action(obs: dict[str, Any], origins: list[str], rng: np.random.Generator) -> dict[str, Any]:
+    """The parity walk's next random action for an observation of either family."""
+    if "ui_xml" in obs:
+        return random_phone_action(obs["ui_xml"], rng)
+    return random_web_action(obs["axtree"], origins, rng)
 
 
 def run_steps(env: Any, steps: int, seed: int) -> float:
     """Steps per second of one env over ``steps`` random actions (episode ends reset, not counted apart)."""
     rng = np.random.default_rng(seed)
-    origins = list(env.unwrapped.origins.values())[:4]
+    origins = origins_of(env)
     obs, _ = env.reset(seed=seed)
     start = time.perf_counter()
     for _ in range(steps):
-        obs, _, terminated, truncated, _ = env.step(random_web_action(obs["axtree"], origins, rng))
+        obs, _, terminated, truncated, _ = env.step(random_action(obs, origins, rng))
         if terminated or truncated:
             obs, _ = env.reset()
     return steps / (time.perf_counter() - start)
+
+
+def run_replay(env: Any, steps: int, seed: int, length: int = 40) -> float:
+    """Steps per second when episodes repeat: the same task and the same ``length`` seeded random actions each
+    episode, timed after a first episode has shown every screen once (an RL policy that revisits screens)."""
+    def episode() -> int:
+        rng = np.random.default_rng(seed)
+        obs, _ = env.reset(seed=seed, options={"task_index": 0})
+        for count in range(1, length + 1):
+            obs, _, terminated, truncated, _ = env.step(random_action(obs, [], rng))
+            if terminated or truncated:
+                return count
+        return length
+
+    episode()
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        done += episode()
+    return done / (time.perf_counter() - start)
 
 
 def run_resets(env: Any, resets: int, seed: int) -> float:
@@ -65,12 +105,13 @@ def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, s
     try:
         rng = np.random.default_rng(seed)
         probe = gym.make(env_id, render="text", **kwargs)
-        origins = list(probe.unwrapped.origins.values())[:4]
+        origins = origins_of(probe)
         probe.close()
         obs, _ = vec.reset(seed=seed)
         start = time.perf_counter()
         for _ in range(steps):
-            actions = tuple(random_web_action(obs["axtree"][i], origins, rng) for i in range(num_envs))
+            actions = tuple(random_action({key: value[i] for key, value in obs.items()}, origins, rng)
+                            for i in range(num_envs))
             obs, *_ = vec.step(actions)
         return steps * num_envs / (time.perf_counter() - start)
     finally:
@@ -83,10 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resets", type=int, default=20)
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 4])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ids", nargs="*", default=list(TEXT_IDS), choices=list(TEXT_IDS))
     args = parser.parse_args(argv)
     print(machine())
     print(f"{'id':<22} {'mode':<8} {'steps/s':>9} {'resets/s':>9}")
-    for env_id, kwargs in TEXT_IDS.items():
+    for env_id in args.ids:
+        kwargs = TEXT_IDS[env_id]
         for mode in ("browser", "text"):
             env = gym.make(env_id, render=mode, **kwargs)
             try:
@@ -95,6 +138,14 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 env.close()
             print(f"{env_id:<22} {mode:<8} {steps:>9.1f} {resets:>9.1f}", flush=True)
+        if env_id.startswith("KnowU"):
+            env = gym.make(env_id, render="text", **kwargs)
+            try:
+                rate = run_replay(env, args.steps, args.seed)
+            finally:
+                env.close()
+            print(f"{env_id:<22} text     {rate:>9.1f} steps/s, screens seen before (same task and actions each "
+                  "episode, resets included)", flush=True)
         for num_envs in args.vector:
             rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
             print(f"{env_id:<22} text x{num_envs:<5} {rate:>9.1f} env-steps/s (async vector)", flush=True)

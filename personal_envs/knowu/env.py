@@ -10,6 +10,7 @@ scores the episode with ``task.evaluate``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from personal_envs.core.actions import Action, ActionError
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
-from personal_envs.core.task import Evaluation
+from personal_envs.core.task import Evaluation, UserTurn
 from personal_envs.knowu.actions import (
     KNOWU_ACTIONS,
     OFFICIAL_COORDINATE_ARGS,
@@ -30,6 +31,7 @@ from personal_envs.knowu.actions import (
     official_to_pixels,
 )
 from personal_envs.knowu.fact_user import FactUser
+from personal_envs.knowu.official.guard import redact, secret_values
 from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 from personal_envs.simulators.phone.phone import Phone
@@ -184,7 +186,11 @@ class KnowUEnv(PersonalEnv):
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
-            (:mod:`personal_envs.knowu.official.resolve`).
+            (:mod:`personal_envs.knowu.official.resolve`).  ``"embedded"``: the official classes on the package's
+            embedded cards.
+        personas: A persona set for the official classes (personalized / proactive): a folder in the official
+            layout (``user_profile/<id>.yaml`` + ``user_logs/``, e.g. ``personal-envs knowu generate`` output) or
+            ``"default"``; the release's classes when one is found, else the embedded cards.
     """
 
     #: Pixel space of the actions' coordinates (the screenshot is scaled from it; viewers scale actions back).
@@ -221,6 +227,7 @@ class KnowUEnv(PersonalEnv):
         ui_hierarchy: bool | None = None,
         coords: str = "pixels",
         render: str = "browser",
+        personas: str | os.PathLike[str] | None = None,
     ) -> None:
         if coords not in ("pixels", "official"):
             raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
@@ -257,7 +264,7 @@ class KnowUEnv(PersonalEnv):
 
             official = resolve_official(split, task, profile=profile, logs=logs, data_dir=data_dir,
                                         task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
-                                        embedder=embedder, judge=judge)
+                                        embedder=embedder, judge=judge, personas=personas)
         if tasks is not None:
             all_tasks = list(tasks)
         elif official is not None:
@@ -300,6 +307,7 @@ class KnowUEnv(PersonalEnv):
             raise InputError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
         self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else FactUser()
+        self._secrets: list[str] = []  # the episode profile's identity secrets, kept out of every reply
         self.task: PhoneTask = self.tasks[0]
         self.world = PhoneWorld(Phone(), self.backend)
         self._screenshot: np.ndarray | None = None
@@ -315,6 +323,7 @@ class KnowUEnv(PersonalEnv):
         self.world = PhoneWorld(Phone(now=self.task.start), self.backend)
         info = self.task.setup(self.world, self.np_random)
         self.user = self._make_user()  # the base env starts it with task.user_context(world)
+        self._secrets = secret_values(self.task.user_profile())
         self.backend.reset(self.world.phone)
         place = self.task.gps_fix()
         if place is not None and getattr(self.backend, "official_root", None) is not None:
@@ -392,6 +401,15 @@ class KnowUEnv(PersonalEnv):
         """The user's decision (``"accept"`` / ``"reject"`` / ``None``) on the latest ``ask_user``."""
         dialogue = self.trace.dialogue
         return dialogue[-1].decision if dialogue else None
+
+    def _after_user_turn(self, action: Action, turn: UserTurn) -> StepResult:
+        """Every reply, an LLM user's included, reaches the agent (and the trace) without the profile's identity
+        secrets (:mod:`~personal_envs.knowu.official.guard`); the user's own dialogue keeps its raw reply."""
+        shown = redact(turn.reply, self._secrets)
+        if shown != turn.reply:
+            turn = dataclasses.replace(turn, reply=shown)
+            self._step_turn, self.user_reply = turn, shown
+        return super()._after_user_turn(action, turn)
 
     def _make_user(self) -> SimulatedUser:
         """The episode's simulated user: an installed one, a kind by name, or the task's default."""

@@ -20,6 +20,7 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
 from personal_envs.knowu.judge import is_success
 from personal_envs.knowu.official.release import PROJECT_LABEL
+from personal_envs.knowu.state import remember
 from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class PhoneTask(Task[PhoneWorld]):
         routine_applies: Proactive only: whether the user has the habit (privileged; ``None`` elsewhere).
         task_set: Which task set the task belongs to: ``"KnowU-Bench 0dd7989"`` for official variants, else
             :data:`~personal_envs.knowu.official.release.PROJECT_LABEL` (records and tables print it).
+        personas: The label of the persona set a preference / routine variant's persona comes from (``"official
+            roles"``, ``"default personas"``, a generated or dropped-in folder's name); ``""`` otherwise.
     """
 
     task_id: str = ""
@@ -102,6 +105,7 @@ class PhoneTask(Task[PhoneWorld]):
     start: datetime = datetime(2026, 2, 9, 9, 0)
     routine_applies: bool | None = None
     task_set: str = PROJECT_LABEL
+    personas: str = ""
 
     # ------------------------------------------------------------------------------------ subclass hooks
     @abstractmethod
@@ -146,9 +150,14 @@ class PhoneTask(Task[PhoneWorld]):
                 "task_set": self.task_set}
 
     # ------------------------------------------------------------------------------------ core contract
+    def prepare(self, phone: Phone) -> None:
+        """Seed ``phone`` and mark what seeding put there (at the end, what is new is what the episode did)."""
+        self.seed(phone)
+        remember(phone)
+
     def setup(self, world: PhoneWorld, rng: np.random.Generator) -> dict[str, Any]:
         """Seed ``world.phone`` (already set to :attr:`start`); return :meth:`reset_info`."""
-        self.seed(world.phone)
+        self.prepare(world.phone)
         return self.reset_info()
 
     def user_context(self, world: PhoneWorld) -> UserContext:
@@ -181,6 +190,7 @@ class PhoneTask(Task[PhoneWorld]):
             "split": self.split,
             "difficulty": self.difficulty,
             "task_set": self.task_set,
+            **({"personas": self.personas} if self.personas else {}),
             "finished": trace.finished,
             "answer": trace.answer or "",
         }

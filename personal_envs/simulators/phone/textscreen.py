@@ -299,7 +299,7 @@ class TextScreen:
         layout = self._current().layout
         px, py = float(math.floor(x)), float(math.floor(y))
         for element in reversed(placed.paint_order):
-            if element.tag in ("html", "head", "body"):
+            if element.tag in ("html", "head", "body") or _untouchable(layout, element):
                 continue
             key = id(element)
             clip = placed.clips.get(key)
@@ -326,14 +326,16 @@ class TextScreen:
         Chromium adjusts a tap to a nearby text field: when a field lies within the 20x20 px touch area (boxes are
         collected front to back until one covers the whole area), the field with the best hybrid score (overlap and
         distance) moves the tap to the touch point or to the centre of its overlap with the area, and what is hit
-        there takes it (the field, or what covers it there, such as a toast).  Other elements
+        there takes it (the field, or what covers it there; a toast has ``pointer-events: none`` and covers
+        nothing).  Other elements
         do not respond to taps themselves (the page listens on the document), so elsewhere the plain hit test
         decides."""
         placed = self._placed()
+        layout = self._current().layout
         area = (x - TOUCH_RADIUS, y - TOUCH_RADIUS, 2 * TOUCH_RADIUS, 2 * TOUCH_RADIUS)
         fields: list[Element] = []
         for element in reversed(placed.paint_order):
-            if element.tag in ("html", "head", "body"):
+            if element.tag in ("html", "head", "body") or _untouchable(layout, element):
                 continue
             key = id(element)
             shapes = placed.fragments.get(key) or [placed.rects[key]] if key in placed.rects else []
@@ -361,7 +363,7 @@ class TextScreen:
                 score = _hybrid_score(hotspot, touch, bounds)
                 if best is None or score < best[0]:
                     best = (score, float(snapped[0]), float(snapped[1]))
-            if best is not None:  # the gesture goes to what is hit at the adjusted point (a toast may cover it)
+            if best is not None:  # the gesture goes to what is hit at the adjusted point
                 return self._hit(best[1], best[2]), best[1]
         return self._hit(x, y), x
 
@@ -507,6 +509,16 @@ def _common_ancestor(a: Element, b: Element) -> Element:
 
 def _inside(rect: tuple[float, float, float, float], x: float, y: float) -> bool:
     return rect[0] <= x < rect[0] + rect[2] and rect[1] <= y < rect[1] + rect[3]
+
+
+def _untouchable(layout: Any, element: Element) -> bool:
+    """``pointer-events: none`` on the element or an ancestor (a toast): hit tests pass through it, as in Blink."""
+    node: Element | None = element
+    while node is not None and not isinstance(node, Document):
+        if layout.styles.style(node).get("pointer-events") == "none":
+            return True
+        node = node.parent
+    return False
 
 
 def _touches_rounded(rect: tuple[float, float, float, float], radii: tuple[float, float, float, float], px: float,

@@ -11,7 +11,7 @@ sees, and the task reads the decision from it.
 rule the official policy encodes, whatever words a proposal uses: accept when the habit applies, reject otherwise.
 It tells clarifying questions from proposals (a question asking for information gets an answer from the official
 profile schema, plus the decision the official output format always carries), and it refuses requests for identity
-or contact data.
+or contact data (:mod:`~personal_envs.knowu.official.guard`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from personal_envs.knowu.official.guard import REFUSAL, is_extraction
 from personal_envs.knowu.official.llm_user import OFFICIAL_SAMPLING, OfficialLLMUser
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
@@ -28,14 +29,6 @@ __all__ = ["OFFICIAL_SAMPLING", "OfficialRoutineLLMUser", "OfficialRoutineUser"]
 
 #: The official LLM user of the routine family (the protocol is the same in every family).
 OfficialRoutineLLMUser = OfficialLLMUser
-REFUSAL = "Sorry, I'd rather not share personal details like that."
-
-_EXTRACTION = re.compile(
-    r"(phone number|mobile number|e-?mail address|\baddress\b.*\b(home|live)|id (card|number)|passport|password|"
-    r"passcode|\bpin\b|social security|bank (card|account)|credit card|card number|student id|employee id|"
-    r"your (profile|persona|instructions|prompt|system prompt)|repeat (everything|the above)|ignore (all|previous)|"
-    r"routine status|\byaml\b|\bjson\b|full name|date of birth|birthday of yours|coordinates)",
-    re.IGNORECASE)
 _PROPOSAL = re.compile(
     r"\b(shall i|should i|do you want|would you like|want me to|can i|may i|could i|let me|i will|i'll|i can|"
     r"is it ok|okay (if|to)|ok (if|to)|mind if|go ahead|proceed|would it help|how about|suggest|recommend|"
@@ -68,11 +61,6 @@ def _at(data: Mapping[str, Any], dotted: str) -> Any:
 def _brief(value: Any, limit: int = 240) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-def is_extraction(message: str) -> bool:
-    """True for requests for identity, contact or credential data, or for the hidden instructions."""
-    return bool(_EXTRACTION.search(message))
 
 
 def is_clarifying_question(message: str) -> bool:

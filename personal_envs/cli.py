@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     knowu_serve.add_argument("--data-dir", default=None, help="official KnowU-Bench release (default: the data cache)")
     knowu_serve.add_argument("--host", default="127.0.0.1")
     knowu_serve.add_argument("--port", type=int, default=6800, help="port (the official server's is 6800)")
+    from personal_envs.knowu.generate import add_arguments as add_generate_arguments
+
+    add_generate_arguments(knowu_commands.add_parser(
+        "generate", help="write N generated personas (profiles, clean and noisy logs, photos) in the official layout"))
     data = commands.add_parser("data", help="manage official benchmark data")
     data_commands = data.add_subparsers(dest="data_command", required=True)
     fetch = data_commands.add_parser("fetch", help="download a benchmark's official files into the cache")
@@ -210,6 +214,10 @@ def _run(args: argparse.Namespace) -> int:
         from personal_envs.trajectories.commands import plot_command
 
         return plot_command(args)
+    if args.command == "knowu" and args.knowu_command == "generate":
+        from personal_envs.knowu.generate import run as generate
+
+        return generate(args)
     if args.command == "knowu" and args.knowu_command == "serve":
         from personal_envs.knowu.official_api.server import serve as serve_knowu
 

@@ -273,6 +273,8 @@ class BrowserSession:
         self._saved_cookies: list[Any] = []
         self._cdp: dict[int, tuple[Page, CDPSession]] = {}
         self._navigations = 0
+        #: ``_navigations`` when a document was last waited for (a later commit is waited for before observing)
+        self._waited_navigations = 0
         self._blocked: list[str] = []
         # id(page) -> (main-frame navigation request not yet committed, time it finished or 0)
         self._pending_navigation: dict[int, tuple[Request, float]] = {}
@@ -857,6 +859,10 @@ class BrowserSession:
         page = self._page
         assert page is not None and self._context is not None
         late = self._await_navigation(page)  # a navigation started after the last action returned
+        if not late and self._navigations != self._waited_navigations:
+            # a document committed after the action's own wait (a form a script submitted late): observe it
+            # parsed, not the empty document of its first moment
+            late = self._wait_loaded(page)
         if late:
             self._pending_notice = _join(self._pending_notice, late)
         if self._outside(page.url):  # a late redirect to a foreign site
@@ -1089,6 +1095,7 @@ class BrowserSession:
     def _wait_loaded(self, page: Page, deadline: float | None = None) -> str:
         """Wait for DOMContentLoaded (until ``deadline``, at most the navigation timeout), then briefly for
         ``load``; "" or a timeout message."""
+        self._waited_navigations = self._navigations
         left = self.navigation_timeout_s if deadline is None else deadline - time.monotonic()
         left = max(MIN_WAIT_S, min(left, self.navigation_timeout_s))
         try:

@@ -10,7 +10,7 @@ own text.
 
 Under ``protocol="paper"`` the proactive id keeps the official consent parser, whose first answered exchange decides
 and reads an untagged reply as a rejection: asking something that is no proposal and finishing is then a "respected
-rejection".  The audit flags it; the spec documents it as that official quirk (the README states its effect).
+rejection".  The audit flags it; the spec documents it as that official quirk (docs/knowu.md states its effect).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from personal_envs.wrappers.candidates import Candidate
 
 #: Longest ``answer`` text the search builds from an observation.
 ANSWER_CHARS = 2000
-#: Why the paper protocol's irrelevant-question programs beat silence (see the README, KnowU-Proactive).
+#: Why the paper protocol's irrelevant-question programs beat silence (see docs/knowu.md, the official routines).
 PAPER_PARSER_QUIRK = ("official quirk kept under protocol='paper': the first answered exchange decides and an "
-                      "untagged reply is a rejection (README, KnowU-Proactive-v0)")
+                      "untagged reply is a rejection (docs/knowu.md, KnowU-Proactive-v0)")
 
 
 def observed_candidates(observation: dict[str, Any]) -> list[Candidate]:

@@ -10,6 +10,7 @@ scores the episode with ``task.evaluate``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from personal_envs.core.actions import Action, ActionError
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
-from personal_envs.core.task import Evaluation
+from personal_envs.core.task import Evaluation, UserTurn
 from personal_envs.knowu.actions import (
     KNOWU_ACTIONS,
     OFFICIAL_COORDINATE_ARGS,
@@ -30,6 +31,7 @@ from personal_envs.knowu.actions import (
     official_to_pixels,
 )
 from personal_envs.knowu.fact_user import FactUser
+from personal_envs.knowu.official.guard import redact, secret_values
 from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 from personal_envs.simulators.phone.phone import Phone
@@ -98,10 +100,20 @@ def make_knowu_env(split: str = "general", backend: str = "sim", **kwargs: Any) 
     return KnowUEnv(split=split, backend=backend, **kwargs)
 
 
+#: ``render`` values: Chromium shows the phone, or the text mode computes its screen without a browser.
+RENDERS: tuple[str, ...] = ("browser", "text")
+
+
 def make_backend(
-    backend: str, screenshot_scale: float, image_format: str, device_serial: str | None, share_browser: bool = False
+    backend: str, screenshot_scale: float, image_format: str, device_serial: str | None, share_browser: bool = False,
+    render: str = "browser",
 ) -> PhoneBackend:
-    """The phone for ``backend`` (``"sim"`` or ``"android"``)."""
+    """The phone for ``backend`` (``"sim"`` or ``"android"``); ``render="text"``: the simulator without Chromium."""
+    if backend == "sim" and render == "text":
+        from personal_envs.simulators.phone.sim import PhoneSimulator
+        from personal_envs.simulators.phone.textscreen import TextScreen
+
+        return PhoneSimulator(TextScreen(screenshot_scale=screenshot_scale))
     if backend == "sim":
         from personal_envs.browser.host import BrowserHost
         from personal_envs.simulators.phone.screen import PhoneScreen
@@ -151,7 +163,8 @@ class KnowUEnv(PersonalEnv):
         judge: Rubric judge for S_llm: ``"fallback"`` (deterministic, labelled in the metrics), ``"llm"`` (an
             OpenAI-compatible endpoint from the environment) or a judge object.
         backend: ``"sim"`` (embedded Chromium phone) or ``"android"`` (uiautomator2 device).
-        screenshot: Include the screenshot in observations (False makes steps cheaper).
+        screenshot: Include the screenshot in observations (False makes steps cheaper; default True, False with
+            ``render="text"``).
         screenshot_scale: Screenshot size relative to 1080x2400 (default 1/3: 360x800, the page's native size; 0.5 or
             1.0 give sharper, slower captures).
         image_format: ``"jpeg"`` or ``"png"`` capture.
@@ -167,10 +180,17 @@ class KnowUEnv(PersonalEnv):
         ui_hierarchy: Include the UI hierarchy in ``ui_xml`` (default True; False under ``protocol="paper"``).
         coords: ``"pixels"`` (default: ``x``, ``y`` in screen pixels) or ``"official"`` (the official agents'
             convention: ``coordinate`` ``[x, y]`` in 0..999 of the screen, converted as they convert it).
+        render: ``"browser"`` (default): the simulator's screen in Chromium.  ``"text"``: no browser; the same
+            ``ui_xml`` and touch handling computed in Python (:mod:`personal_envs.simulators.phone.textscreen`),
+            no screenshot (``screenshot`` defaults to False and True is refused).
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
-            (:mod:`personal_envs.knowu.official.resolve`).
+            (:mod:`personal_envs.knowu.official.resolve`).  ``"embedded"``: the official classes on the package's
+            embedded cards.
+        personas: A persona set for the official classes (personalized / proactive): a folder in the official
+            layout (``user_profile/<id>.yaml`` + ``user_logs/``, e.g. ``personal-envs knowu generate`` output) or
+            ``"default"``; the release's classes when one is found, else the embedded cards.
     """
 
     #: Pixel space of the actions' coordinates (the screenshot is scaled from it; viewers scale actions back).
@@ -192,7 +212,7 @@ class KnowUEnv(PersonalEnv):
         embedder: str = "tfidf",
         judge: Any = "fallback",
         backend: str = "sim",
-        screenshot: bool = True,
+        screenshot: bool | None = None,
         screenshot_scale: float = 1 / 3,
         image_format: str = "jpeg",
         user: SimulatedUser | str | None = None,
@@ -206,9 +226,20 @@ class KnowUEnv(PersonalEnv):
         protocol: str | None = None,
         ui_hierarchy: bool | None = None,
         coords: str = "pixels",
+        render: str = "browser",
+        personas: str | os.PathLike[str] | None = None,
     ) -> None:
         if coords not in ("pixels", "official"):
             raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
+        if render not in RENDERS:
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
+        if render == "text" and (screenshot or protocol is not None or backend != "sim" or
+                                 render_mode == "rgb_array"):
+            raise InputError("render='text' runs the embedded phone (backend='sim') without screenshots: drop "
+                             "screenshot=True, protocol='paper' and render_mode='rgb_array'")
+        screenshot = render != "text" if screenshot is None else screenshot
+        #: ``"browser"`` or ``"text"`` (see the ``render`` argument).
+        self.render_backend = render
         #: How actions give screen positions: ``"pixels"`` (x, y of the 1080x2400 screen) or ``"official"``
         #: (``coordinate`` [x, y] in 0..999, as the official agents give them).
         self.coords = coords
@@ -233,7 +264,7 @@ class KnowUEnv(PersonalEnv):
 
             official = resolve_official(split, task, profile=profile, logs=logs, data_dir=data_dir,
                                         task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
-                                        embedder=embedder, judge=judge)
+                                        embedder=embedder, judge=judge, personas=personas)
         if tasks is not None:
             all_tasks = list(tasks)
         elif official is not None:
@@ -263,7 +294,8 @@ class KnowUEnv(PersonalEnv):
         #: The task set that runs (records and tables print it).
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
-        self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser)
+        self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser,
+                                                  render)
         if backend == "android" and official is not None:  # the official image's packages and keyboard route
             from personal_envs.knowu.official.android_apps import official_packages
             from personal_envs.knowu.official.release import find_release
@@ -277,6 +309,7 @@ class KnowUEnv(PersonalEnv):
             raise InputError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
         self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else FactUser()
+        self._secrets: list[str] = []  # the episode profile's identity secrets, kept out of every reply
         self.task: PhoneTask = self.tasks[0]
         self.world = PhoneWorld(Phone(), self.backend)
         self._screenshot: np.ndarray | None = None
@@ -292,6 +325,7 @@ class KnowUEnv(PersonalEnv):
         self.world = PhoneWorld(Phone(now=self.task.start), self.backend)
         info = self.task.setup(self.world, self.np_random)
         self.user = self._make_user()  # the base env starts it with task.user_context(world)
+        self._secrets = secret_values(self.task.user_profile())
         self.backend.reset(self.world.phone)
         place = self.task.gps_fix()
         if place is not None and getattr(self.backend, "official_root", None) is not None:
@@ -369,6 +403,15 @@ class KnowUEnv(PersonalEnv):
         """The user's decision (``"accept"`` / ``"reject"`` / ``None``) on the latest ``ask_user``."""
         dialogue = self.trace.dialogue
         return dialogue[-1].decision if dialogue else None
+
+    def _after_user_turn(self, action: Action, turn: UserTurn) -> StepResult:
+        """Every reply, an LLM user's included, reaches the agent (and the trace) without the profile's identity
+        secrets (:mod:`~personal_envs.knowu.official.guard`); the user's own dialogue keeps its raw reply."""
+        shown = redact(turn.reply, self._secrets)
+        if shown != turn.reply:
+            turn = dataclasses.replace(turn, reply=shown)
+            self._step_turn, self.user_reply = turn, shown
+        return super()._after_user_turn(action, turn)
 
     def _make_user(self) -> SimulatedUser:
         """The episode's simulated user: an installed one, a kind by name, or the task's default."""

@@ -20,6 +20,7 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
 from personal_envs.knowu.judge import is_success
 from personal_envs.knowu.official.release import PROJECT_LABEL
+from personal_envs.knowu.state import remember
 from personal_envs.simulators.users.base import UserContext
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ class PhoneTask(Task[PhoneWorld]):
             :data:`~personal_envs.knowu.official.release.PROJECT_LABEL` (records and tables print it).
         protocol: The env's ``protocol`` (``"paper"`` or ``None``), set by the env; tasks whose official scoring
             has a quirk the default protocol closes read it (the routine consent parser).
+        personas: The label of the persona set a preference / routine variant's persona comes from (``"official
+            roles"``, ``"default personas"``, a generated or dropped-in folder's name); ``""`` otherwise.
     """
 
     task_id: str = ""
@@ -105,6 +108,7 @@ class PhoneTask(Task[PhoneWorld]):
     routine_applies: bool | None = None
     task_set: str = PROJECT_LABEL
     protocol: str | None = None
+    personas: str = ""
 
     # ------------------------------------------------------------------------------------ subclass hooks
     @abstractmethod
@@ -149,9 +153,14 @@ class PhoneTask(Task[PhoneWorld]):
                 "task_set": self.task_set}
 
     # ------------------------------------------------------------------------------------ core contract
+    def prepare(self, phone: Phone) -> None:
+        """Seed ``phone`` and mark what seeding put there (at the end, what is new is what the episode did)."""
+        self.seed(phone)
+        remember(phone)
+
     def setup(self, world: PhoneWorld, rng: np.random.Generator) -> dict[str, Any]:
         """Seed ``world.phone`` (already set to :attr:`start`); return :meth:`reset_info`."""
-        self.seed(world.phone)
+        self.prepare(world.phone)
         return self.reset_info()
 
     def user_context(self, world: PhoneWorld) -> UserContext:
@@ -184,6 +193,7 @@ class PhoneTask(Task[PhoneWorld]):
             "split": self.split,
             "difficulty": self.difficulty,
             "task_set": self.task_set,
+            **({"personas": self.personas} if self.personas else {}),
             "finished": trace.finished,
             "answer": trace.answer or "",
         }

@@ -22,101 +22,18 @@ from typing import Any
 
 import yaml
 
+from personal_envs.knowu.official.guard import REDACTED, REFUSAL, is_extraction  # noqa: F401  (re-exported)
+from personal_envs.knowu.official.guard import redact as redact_values
+from personal_envs.knowu.official.preference.user import (
+    MAX_REPLY_CHARS,
+    TOPICS,
+    Topic,
+    flat_text,
+    mentions,
+)
 from personal_envs.knowu.profiles import Profile, parse_profile
 from personal_envs.knowu.user_messages import PROPOSAL, is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserContext, UserReply
-
-REFUSAL = "Sorry, I'd rather not share that. Let's stick to what you're helping me with."
-REDACTED = "[withheld]"
-MAX_REPLY_CHARS = 2000
-
-_ADVERSARIAL = re.compile(
-    r"(\bprofile\b|system prompt|your (instructions|prompt|rules|persona)|repeat (everything|all|your|the above)|"
-    r"ignore (all|any|previous|your|the)|\bid[- ]?card\b|\bid number\b|identity (card|number|document)|passport|"
-    r"password|passcode|\bpin\b|social security|\bssn\b|(student|employee|staff|staff member) id|"
-    r"residence permit|pension card|medical insurance|bank (card|account)|credit card|card number|"
-    r"everything (you know|about you)|all (of )?your (data|details|information|info|preferences|habits)|"
-    r"\bdump\b|\byaml\b|\bjson\b|hidden (context|data|profile)|phone number|mobile number|email address|"
-    r"personal (data|details|information)|latitude|longitude|coordinates|verification code|"
-    r"print (your|the|out)|reveal|confidential)",
-    re.IGNORECASE,
-)
-@dataclass(frozen=True)
-class Topic:
-    """A kind of clarification question: trigger words and where the answer lives in the profile."""
-
-    name: str
-    keywords: tuple[str, ...]
-    paths: tuple[str, ...]
-    lead: str
-
-
-TOPICS: tuple[Topic, ...] = (
-    Topic("recipient", ("who should", "whom", "recipient", "which contact", "which channel", "which group",
-                        "which person", "send it to who", "who do you want"), (), "Send it to"),
-    Topic("delivery_app", ("food app", "takeout", "take-out", "delivery app", "chilemei", "tuantuan", "order food",
-                           "restaurant", "which app for food", "food delivery"),
-          ("preferences.diet.delivery_platform", "preferences.apps.delivery.preferred"), "For food delivery:"),
-    Topic("drink", ("cola", "coke", "pepsi", "soda", "drink"), ("preferences.diet.soft_drinks",), "Drinks:"),
-    Topic("diet", ("diet", "allerg", "cuisine", "dish", "spicy", "what do you like to eat", "what food",
-                   "food preference", "eat"),
-          ("preferences.diet.cuisine_preference", "preferences.diet.cuisine_dislike", "preferences.diet.allergies",
-           "preferences.diet.special_notes"), "Food-wise:"),
-    Topic("budget", ("budget", "how much", "price", "expensive", "spend", "cost"),
-          ("preferences.diet.lunch_budget", "preferences.shopping.clothes.budget",
-           "preferences.shopping.price_sensitivity"), "Budget:"),
-    Topic("payment", ("payment", "pay with", "pay by", "how do you pay", "how should i pay"),
-          ("preferences.shopping.payment_method",), "Payment:"),
-    Topic("shop_app", ("shopping app", "platform", "taodian", "jingdian", "which store", "which shop",
-                       "where should i buy", "buy it on", "order it on"),
-          ("preferences.shopping.online_platforms.preferred", "preferences.apps.shopping.preferred"), "I shop on"),
-    Topic("size", ("size",), ("preferences.shopping.shoe.shoe_size_eu",), "My size (EU):"),
-    Topic("color", ("colour", "color"), ("preferences.shopping.shoe.shoe_color",
-                                         "preferences.shopping.clothes.color_preference"), "Colour:"),
-    Topic("courier", ("courier", "express", "shipping", "ship it"), ("preferences.shopping.courier_preference",
-                                                                     "preferences.shopping.delivery_courier"),
-          "Courier:"),
-    Topic("computer", ("computer", "laptop", "macbook", "thinkpad", " pc"), ("preferences.shopping.computer",
-                                                                             "preferences.shopping.electronics"),
-          "Computers:"),
-    Topic("clothes", ("clothes", "clothing", "outfit", "wear"), ("preferences.shopping.clothes",), "Clothes:"),
-    Topic("electronics", ("electronic", "gadget"), ("preferences.shopping.electronics",), "Electronics:"),
-    Topic("address", ("address", "deliver", "where"), (), "Address:"),
-    Topic("visibility", ("visibility", "public", "followers", "unlisted", "who can see"),
-          ("preferences.social.social_media.default_visibility", "preferences.apps.mastodon.preferred_visibility"),
-          "Visibility:"),
-    Topic("transport", ("commute", "transport", "route", "get there", "get home", "travel", "taxi", "metro",
-                        "subway", "bus", "bike", "drive"),
-          ("preferences.travel.daily_commute", "preferences.travel.daily_commute.primary_transport",
-           "preferences.travel.commute_optimization.primary_mode"), "Getting around:"),
-    Topic("style", ("style", "tone", "how should i write", "wording", "sign off", "emoji", "caption"),
-          ("preferences.social.communication_style", "preferences.social.tone", "preferences.social.emoji_usage"),
-          "My style:"),
-    Topic("ringtone", ("ringtone", "sound"), ("preferences.apps.clock.ringtone",), "Ringtone:"),
-    Topic("sort", ("sort", "arrange"), ("preferences.apps.files.sort",), "Sorting:"),
-    Topic("interest", ("interest", "topic", "field", "follow", "news about"),
-          ("preferences.social.interests", "preferences.social.hobby.field_of_interest"), "Interests:"),
-    Topic("photo", ("photo", "picture", "image"), ("preferences.social.share.photos",), "Photos:"),
-    Topic("note", ("note", "remark", "memo"), ("preferences.diet.delivery_general_remark",), "Note:"),
-    Topic("time", ("what time", "when", "which time", "schedule", "wake"),
-          ("preferences.social.meeting_preference.scheduling",), "Timing:"),
-)
-
-
-def flat_text(value: Any, limit: int = 300) -> str:
-    """``value`` (a mapping, list or scalar) as one line of text, cut to ``limit`` characters."""
-    if isinstance(value, Mapping):
-        text = "; ".join(f"{str(k).replace('_', ' ')}: {flat_text(v, limit)}" for k, v in value.items())
-    elif isinstance(value, list | tuple):
-        text = ", ".join(flat_text(v, limit) for v in value)
-    else:
-        text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _mentions(text: str, keyword: str) -> bool:
-    """``keyword`` occurs in ``text`` at the start of a word (so "eat" does not match "create")."""
-    return re.search(r"(?<![a-z])" + re.escape(keyword.strip() if keyword.strip() else keyword), text) is not None
 
 
 def as_profile(profile: Mapping[str, Any] | Profile) -> Profile:
@@ -129,22 +46,12 @@ def as_profile(profile: Mapping[str, Any] | Profile) -> Profile:
 
 def is_adversarial(message: str) -> bool:
     """True for requests to reveal the profile, the instructions, or identity/credential data."""
-    return bool(_ADVERSARIAL.search(message))
+    return is_extraction(message)
 
 
 def redact(text: str, profile: Profile, allow_addresses: bool = False) -> str:
     """``text`` with every sensitive profile value (and, unless allowed, every address) replaced."""
-    values = list(profile.sensitive_values())
-    if not allow_addresses:
-        values += profile.addresses()
-    out = text
-    for value in sorted(set(values), key=len, reverse=True):
-        out = re.sub(re.escape(value), REDACTED, out, flags=re.IGNORECASE)
-        digits = re.sub(r"\D", "", value)
-        if len(digits) >= 7:
-            pattern = r"\D{0,3}".join(re.escape(d) for d in digits)
-            out = re.sub(pattern, REDACTED, out)
-    return out
+    return redact_values(text, [*profile.sensitive_values(), *([] if allow_addresses else profile.addresses())])
 
 
 def _routine(task: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -228,7 +135,7 @@ class ProfileGroundedUser(SimulatedUser):
     def match_topics(message: str) -> list[Topic]:
         """Topics the message asks about, in table order."""
         lowered = f" {message.lower()} "
-        return [topic for topic in TOPICS if any(_mentions(lowered, k) for k in topic.keywords)]
+        return [topic for topic in TOPICS if any(mentions(lowered, k) for k in topic.keywords)]
 
     @staticmethod
     def topic_answer(topic: Topic, profile: Profile, task: Mapping[str, Any]) -> str:

@@ -1,12 +1,45 @@
-"""The default world every KnowU phone task starts from: the owner's contacts, places, chats, photos, files,
-shops and restaurants.  Tasks add their own state on top.  Everything here was written for this project."""
+"""The embedded worlds KnowU tasks start from, written for this project (the official ones live in the official app
+images, outside the release).
+
+* :func:`seed_world`: the general tasks' world (the owner's contacts, places, chats, photos, files, shops and
+  restaurants); each task adds its own state on top.
+* :func:`preference_world` and :func:`seed_state`: the preference classes' worlds, from ``data/world.yaml``: app
+  fixtures that are the same for every persona (catalogs, carts, menus, timeline, channels...), as app-state dicts::
+
+    messages {"threads": [{"contact", "number", "messages": [{"direction": "in"|"out", "text", "time"}]}]}
+    contacts {"contacts": [{"name", "phone", "email", "note", "highlighted"}]}    calendar {"events": [...]}
+    clock {"alarms": [{"id", "time", "label", "enabled", "days", "ringtone"}], "ringtones": [...]}
+    mail {"sent": [...]}   gallery {"albums": [{"name", "photos": [{"id", "name", "date", "tags"}]}]}
+    files {"folders": {"Download": [{"name", "modified", "size_kb", "type"}]}, "view": {"folder", "sort"}}
+    mastodon {"timeline": [{"id", "author", "text", "tags"}]}   mattermost {"team", "channels": [...]}
+    taodian / jingdian {"catalog": [{"id", "title", "category", "brand", "price", "color", "tags", "sizes"}],
+                        "cart": [...]}
+    chilemei / tuantuan {"restaurants": [{"id", "name", "dishes": [{"id", "name", "price", "cuisine",
+                                                                    "contains", "traits"}]}]}
+"""
 
 from __future__ import annotations
 
+import copy
+import functools
+import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 from personal_envs.simulators.phone.apps.food import Dish
+from personal_envs.simulators.phone.apps.messages import Sms
+from personal_envs.simulators.phone.apps.shop import CartItem
 from personal_envs.simulators.phone.phone import Phone
+
+#: The run date of every embedded world (official setups that use "now" read the host clock; runs here are
+#: reproducible).  A Friday.
+RUN_DATE = datetime(2026, 5, 22, 9, 0)
+WORLD_FILE = Path(__file__).with_name("data") / "world.yaml"
+State = dict[str, Any]
 
 OWNER_NAME = "Zhang Wei"
 OWNER_PHONE = "13800138000"
@@ -162,3 +195,144 @@ def at(phone: Phone, days: int = 0, hour: int = 0, minute: int = 0) -> datetime:
     """A time relative to the start of today on the phone."""
     day = phone.device.now.replace(hour=0, minute=0, second=0, microsecond=0)
     return day + timedelta(days=days, hours=hour, minutes=minute)
+
+
+# ============================================================================================ preference worlds
+@functools.cache
+def world_data() -> dict[str, Any]:
+    """``data/world.yaml``: the fixtures and the per-class world of the preference classes."""
+    data = yaml.safe_load(WORLD_FILE.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def preference_world(name: str, channels: Sequence[str] = ()) -> tuple[datetime, State]:
+    """The start time and app state of preference class ``name`` (the same for every persona); ``channels``: the
+    Mattermost channels the persona set's profiles name, added to the world's own."""
+    data = world_data()
+    spec = data["classes"][name]
+    hour, minute = (int(x) for x in str(spec["time"]).split(":"))
+    state: State = {}
+    for fixture in spec["apps"]:
+        if fixture == "shops":
+            cart = data["carts"].get(spec.get("cart", ""), [])
+            for shop in ("taodian", "jingdian"):
+                state[shop] = {"catalog": copy.deepcopy(data["catalog"]), "cart": copy.deepcopy(cart)}
+        elif fixture in ("food", "food_all"):
+            every = [r for app in ("chilemei", "tuantuan") for r in data["restaurants"][app]]
+            for app in ("chilemei", "tuantuan"):
+                state[app] = {"restaurants": copy.deepcopy(every if fixture == "food_all" else data["restaurants"][app])}
+        elif fixture == "invite":
+            invite = data["invite"]
+            state["messages"] = {"threads": [{"contact": invite["contact"], "number": "", "messages": [
+                {"direction": "in", "time": invite["time"], "text": invite["text"]}]}]}
+        elif fixture == "mattermost":
+            names = list(dict.fromkeys([*data["channels"], *channels]))
+            state["mattermost"] = {"team": "Team", "channels": names}
+        elif fixture == "mastodon":
+            state["mastodon"] = {"timeline": copy.deepcopy(data["timeline"])}
+        elif fixture == "gallery":
+            state["gallery"] = {"albums": [{"name": "Camera", "photos": copy.deepcopy(data["photos"])}]}
+        elif fixture == "clock":
+            state["clock"] = {"alarms": copy.deepcopy(data["alarms"]), "ringtones": list(data["ringtones"])}
+        elif fixture == "files":
+            state["files"] = {"folders": {"Download": copy.deepcopy(data["download"])},
+                              "view": {"folder": "Download", "sort": "modified_asc"}}
+        else:
+            state.setdefault(fixture, {})
+    return RUN_DATE.replace(hour=hour, minute=minute), state
+
+
+def _at(text: Any, default: datetime) -> datetime:
+    """``YYYY-MM-DD HH:MM``, ``YYYY-MM-DD`` or ``HH:MM`` (on ``default``'s day)."""
+    value = str(text or "").strip()
+    for pattern in ("%Y-%m-%d %H:%M", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(value, pattern)
+        except ValueError:
+            pass
+    found = re.fullmatch(r"(\d{1,2}):(\d{2})", value)
+    return default.replace(hour=int(found.group(1)), minute=int(found.group(2)), second=0) if found else default
+
+
+def _product(item: Mapping[str, Any]) -> dict[str, Any]:
+    sizes = [str(s) for s in item.get("sizes", []) or []]
+    details = [str(item.get("brand", "")), str(item.get("color", "")), ", ".join(map(str, item.get("tags", []) or []))]
+    return {"pid": str(item["id"]), "title": str(item.get("title", item["id"])), "price": float(item.get("price", 0)),
+            "category": str(item.get("category", "")), "style": str(item.get("color", "") or ""),
+            "options": {"size": sizes} if sizes else {}, "description": " · ".join(d for d in details if d)}
+
+
+def seed_state(phone: Phone, state: Mapping[str, Any], start: datetime) -> None:
+    """Put a preference world (app-state dicts, see the module docstring) on ``phone`` at ``start``."""
+    device = phone.device
+    device.now, device.location, device.battery_level, device.media_volume = start, "", 76, 5
+    for item in state.get("contacts", {}).get("contacts", []):
+        contact = phone.contacts.add(str(item["name"]), str(item.get("phone", "")), str(item.get("email", "")),
+                                     bool(item.get("highlighted", False)))
+        contact.note = str(item.get("note", "") or "")
+    for thread in state.get("messages", {}).get("threads", []):
+        number, name = str(thread.get("number", "")), str(thread.get("contact", "") or "")
+        if name and number and phone.contacts.find(number) is None:
+            phone.contacts.add(name, number)
+        for message in thread.get("messages", []):
+            outgoing = message.get("direction") == "out"
+            phone.messages.sms.append(Sms(number, str(message["text"]), _at(message.get("time"), start), outgoing,
+                                          read=outgoing))
+    clock = state.get("clock", {})
+    if clock.get("ringtones"):
+        phone.clock.ringtones = list(dict.fromkeys(["Default", *map(str, clock["ringtones"])]))
+    for item in clock.get("alarms", []):
+        hour, minute = (int(x) for x in str(item["time"]).split(":"))
+        phone.clock.add_alarm(hour, minute, enabled=bool(item.get("enabled", True)), days=list(item.get("days", [])),
+                              label=str(item.get("label", "")), ringtone=str(item.get("ringtone", "Default")))
+    for album in state.get("gallery", {}).get("albums", []):
+        for item in album.get("photos", []):
+            subject = str(item.get("description", "") or ", ".join(map(str, item.get("tags", []) or [])))
+            phone.gallery.add(str(item["name"]), str(album.get("name", "Camera")),
+                              _at(item.get("date"), start).replace(hour=12), subject)
+    files = state.get("files", {})
+    for folder, items in files.get("folders", {}).items():
+        if folder not in phone.files.folders:
+            phone.files.folders.append(folder)
+        for item in items:
+            name = str(item["name"])
+            content = f"{name.rsplit('.', 1)[0].replace('_', ' ')}\n\nLast edited {item.get('modified', '')}." \
+                if name.rsplit(".", 1)[-1] in ("pdf", "txt", "docx", "md") else ""
+            phone.files.add(f"/{folder}/{name}", int(item.get("size_kb", 1) or 1), _at(item.get("modified"), start),
+                            content)
+    if files.get("view"):
+        phone.files.view_folder = str(files["view"]["folder"])
+        phone.files.sort_order[phone.files.view_folder] = str(files["view"]["sort"])
+    mastodon = phone.mastodon
+    mastodon.account, mastodon.display_name, mastodon.default_visibility = "@me", "Me", "public"
+    for offset, item in enumerate(state.get("mastodon", {}).get("timeline", [])):
+        handle = str(item.get("author", "@someone"))
+        mastodon.add(handle.lstrip("@").replace("_", " ").title(), handle, str(item.get("text", "")),
+                     start - timedelta(hours=offset + 1))
+    if "mattermost" in state:
+        mm = phone.mattermost
+        mm.username, mm.team = "me", str(state["mattermost"]["team"])
+        mm.channels = {str(c): str(c) for c in state["mattermost"]["channels"]}
+    for key in ("taodian", "jingdian"):
+        shop = phone.shop(key)
+        for item in state.get(key, {}).get("catalog", []):
+            shop.add_product(**_product(item))
+        for item in state.get(key, {}).get("cart", []):
+            if shop.product(str(item["id"])) is None:
+                shop.add_product(**_product(item))
+            shop.cart.append(CartItem(str(item["id"]), int(item.get("qty", 1) or 1)))
+        shop.account_on_file = True
+    for key in ("chilemei", "tuantuan"):
+        food = phone.food(key)
+        for restaurant in state.get(key, {}).get("restaurants", []):
+            dishes = [Dish(str(d["id"]), str(d["name"]), float(d.get("price", 0)),
+                           [*map(str, d.get("cuisine", []) or []), *map(str, d.get("traits", []) or []),
+                            *(f"contains {c}" for c in d.get("contains", []) or [])])
+                      for d in restaurant.get("dishes", [])]
+            food.add_restaurant(str(restaurant["id"]), str(restaurant["name"]), 4.6, 0.0, dishes)
+        food.account_on_file = True
+    phone.chrome.show_shortcuts = False
+    for url, title, text in world_data()["pages"]:
+        phone.chrome.add_page(url, title, [("p", text)])
+    phone.mail.address = "me@example.com"

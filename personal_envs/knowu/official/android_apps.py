@@ -33,7 +33,7 @@ CONTROLLER = Path("src/knowu_bench/runtime/controller.py")
 
 @functools.lru_cache(maxsize=4)
 def _geo_fix_template(release_root: str) -> tuple[ast.expr, tuple[tuple[str, object], ...]]:
-    from personal_envs.knowu.official.preference import fstrings
+    from personal_envs.knowu.official import template as fstrings
 
     func = fstrings.method(fstrings.parse(Path(release_root) / CONTROLLER), "AndroidController", "set_geo_location")
     params = [p.arg for p in func.args.args[1:]]
@@ -48,7 +48,7 @@ def geo_fix_command(release_root: str, serial: str, latitude: float, longitude: 
     through the emulator console), split into arguments."""
     import shlex
 
-    from personal_envs.knowu.official.preference import fstrings
+    from personal_envs.knowu.official import template as fstrings
 
     template, defaults = _geo_fix_template(release_root)
     values = {**dict(defaults), "device": serial, "latitude": latitude, "longitude": longitude}

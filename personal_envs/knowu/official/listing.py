@@ -6,6 +6,8 @@ import os
 
 from personal_envs.knowu.official.registry import FAMILY_SPLIT, builder_for, variant_names
 from personal_envs.knowu.official.release import PROJECT_LABEL, find_release
+from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.personas import official_personas
 
 SPLIT_OF_ENV: dict[str, str] = {
     "KnowU-General-v0": "general",
@@ -23,7 +25,7 @@ def task_set_summary(env_id: str, data_dir: str | os.PathLike[str] | None = None
     if release is None:
         return f"task set: {PROJECT_LABEL} (no official release; 'personal-envs data fetch knowu')"
     family = {v: k for k, v in FAMILY_SPLIT.items()}[split]
-    names = variant_names(release, family)
+    names = variant_names(parse_release(release), official_personas(release.root), family)
     return f"task set: {release.label}, {len(names)} official variants ({release.root})"
 
 
@@ -35,7 +37,7 @@ def task_lines(env_id: str, data_dir: str | os.PathLike[str] | None = None) -> l
     lines = [f"# {env_id}: {task_set_summary(env_id, data_dir)}"]
     if release is not None:
         family = {v: k for k, v in FAMILY_SPLIT.items()}[split]
-        for name in variant_names(release, family):
+        for name in variant_names(parse_release(release), official_personas(release.root), family):
             missing = "" if builder_for(name.partition("@")[0]) else "  [no builder]"
             lines.append(f"{name}{missing}")
         return lines

@@ -24,10 +24,8 @@ class OfficialLLMUser(SimulatedUser):
     """The official LLM user: system prompt, whole dialogue, official sampling; the raw reply reaches the agent.
 
     Args:
-        system_prompt: ``"Context: <relevant information>. Only answer based on this info."`` (see
-            :func:`personal_envs.knowu.official.routine.texts.user_system_prompt`,
-            :func:`personal_envs.knowu.official.preference.user_context.user_system_prompt`,
-            :func:`personal_envs.knowu.official.general.user.user_system_prompt`).
+        system_prompt: The task's user system prompt (the task source's ``user_system_prompt`` or
+            ``general.user_prompt`` slot, see :mod:`personal_envs.knowu.official.texts`).
         client: A :class:`personal_envs.llm.client.ChatClient` (default: configured from the environment).
         fallback: The user answering when the endpoint fails (the failure is recorded in :attr:`errors`).
     """

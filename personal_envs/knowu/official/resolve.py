@@ -4,9 +4,13 @@
 tasks, or ``None`` for the project's tasks:
 
 * ``task_set="project"``: the project's tasks.  ``task_set="official"``: the official ones (a release is required).
+  ``task_set="embedded"``: the official classes on the package's embedded cards and default personas.
 * ``task_set=None`` (default): official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the fetch
   cache) unless every requested ``task`` is a project id (the project's tasks stay available by their own names);
   an official name (``"BatterySaverGeneralTask"``) without a release raises, saying how to get one.
+
+``personas=`` (a folder in the official layout, ``"default"`` or a :class:`PersonaSet`) replaces the persona set:
+the release's classes when a release is found (unless ``task_set="embedded"``), else the embedded cards.
 
 Official ids: ``"X"`` (general; for preference / routine classes: every role of ``X``, or the one given by
 ``profile=``), ``"X@role"``; ``profile=`` a role id or a profile in the official format (``logs=`` its log JSON).
@@ -21,19 +25,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from personal_envs.core.errors import InputError, MissingDataError
-from personal_envs.knowu.official.registry import SPLIT_FAMILY, build_variant, split_variant
-from personal_envs.knowu.official.release import (
-    OfficialRelease,
-    candidate_dirs,
-    find_release,
-    require_release,
+from personal_envs.knowu.official.registry import (
+    SPLIT_FAMILY,
+    build_variant,
+    persona_ids,
+    split_variant,
+    variant_names,
 )
+from personal_envs.knowu.official.release import candidate_dirs, find_release, require_release
 from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.personas import PersonaSet, as_persona_set, official_personas
 
 if TYPE_CHECKING:
+    from personal_envs.knowu.official.texts import TaskSource
     from personal_envs.knowu.task import PhoneTask
 
-TASK_SETS: tuple[str, ...] = ("official", "project")
+TASK_SETS: tuple[str, ...] = ("official", "embedded", "project")
 _OFFICIAL_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*Task$")
 
 
@@ -48,13 +55,12 @@ def _names(task: str | Sequence[str] | None) -> list[str]:
     return [task] if isinstance(task, str) else list(task)
 
 
-def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str] | None = None,
+def official_ids(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None = None,
                  profile: str | os.PathLike[str] | None = None) -> list[str]:
-    """The official variant names the arguments select (``ValueError`` on unknown names, with close names)."""
+    """The variant names the arguments select (:class:`InputError` on unknown names, with close names)."""
     family = SPLIT_FAMILY[split]
-    source = parse_release(release)
-    all_names = source.variant_names(family)
-    custom = profile is not None and not _is_role(profile, source.roles())
+    all_names = variant_names(source, personas, family)
+    custom = profile is not None and not _is_role(profile, personas.ids())
     role_filter = str(profile) if profile is not None and not custom else None
     wanted = _names(task)
     if not wanted:
@@ -64,7 +70,10 @@ def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str]
     out: list[str] = []
     for name in wanted:
         class_name, role = split_variant(name)
-        cls = source.classes.get(class_name)
+        try:
+            cls: Any = source.get(class_name)
+        except KeyError:
+            cls = None
         if cls is None or not cls.is_task or cls.family != family:
             import difflib
 
@@ -76,8 +85,8 @@ def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str]
             if role is not None and custom:
                 raise InputError(f"{name!r} names a role and profile= gives a profile: use one")
             if role is not None and f"{class_name}@{role}" not in all_names:
-                raise InputError(f"{class_name} has no variant for role {role!r}; its roles: "
-                                 f"{', '.join(source.roles_of(class_name))}")
+                raise InputError(f"{class_name} has no variant for persona {role!r}; its personas: "
+                                 f"{', '.join(persona_ids(source, personas, class_name))}")
             out.append(name)
         else:
             out += [n for n in all_names if split_variant(n)[0] == class_name
@@ -98,18 +107,26 @@ def resolve_official(
     data_dir: str | os.PathLike[str] | None = None,
     task_set: str | None = None,
     log_source: str = "clean",
+    personas: str | os.PathLike[str] | PersonaSet | None = None,
     **options: Any,
 ) -> list[PhoneTask] | None:
     """The official tasks the env arguments select, or ``None`` when the project's tasks run."""
     if task_set is not None and task_set not in TASK_SETS:
         raise InputError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
+    if personas is not None and task_set == "project":
+        raise InputError("personas= runs the official classes on a persona set; task_set='project' has fixed roles")
     if split not in SPLIT_FAMILY or task_set == "project":
         return None
     names = _names(task)
+    chosen = None if personas is None else as_persona_set(personas)
+    if task_set == "embedded":
+        return _embedded(split, chosen, task, profile, logs, log_source, options)
     if task_set == "official":
         release = require_release(data_dir)
     else:
         found = find_release(data_dir)
+        if found is None and chosen is not None:
+            return _embedded(split, chosen, task, profile, logs, log_source, options)
         if found is None:
             official_looking = [n for n in names if looks_official(n)]
             if official_looking:  # official names need a release
@@ -120,18 +137,35 @@ def resolve_official(
                     "data_dir=, or name one of the project's tasks ('personal-envs tasks' lists them)")
             return None
         release = found
-        source = parse_release(release)
-        if names and not any(split_variant(n)[0] in source.classes for n in names):
+        if chosen is None and names and not any(split_variant(n)[0] in parse_release(release).classes
+                                                for n in names):
             return None  # project ids: the project's tasks, as an extra set
-    source = parse_release(release)
-    custom = profile is not None and not _is_role(profile, source.roles())
-    ids = official_ids(split, release, task, profile)
+    return _build(split, parse_release(release), chosen or official_personas(release.root), task, profile, logs,
+                  log_source, options)
+
+
+def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str] | None,
+              profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
+              options: dict[str, Any]) -> list[PhoneTask]:
+    """The embedded cards on ``personas`` (default: the default personas)."""
+    from personal_envs.knowu.official.embedded import embedded_source
+    from personal_envs.knowu.personas import default_personas
+
+    return _build(split, embedded_source(), personas or default_personas(), task, profile, logs, log_source, options)
+
+
+def _build(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None,
+           profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
+           options: dict[str, Any]) -> list[PhoneTask]:
+    custom = profile is not None and not _is_role(profile, personas.ids())
+    ids = official_ids(split, source, personas, task, profile)
     if logs is not None and not custom:
         raise InputError("logs= goes with profile=<official-format profile YAML>")
     tasks: list[PhoneTask] = []
     for name in ids:
         if custom:
-            tasks.append(build_variant(name, release, profile=profile, logs=logs, log_source=log_source, **options))
+            tasks.append(build_variant(name, source, None, profile=profile, logs=logs, log_source=log_source,
+                                       **options))
         else:
-            tasks.append(build_variant(name, release, log_source=log_source, **options))
+            tasks.append(build_variant(name, source, personas, log_source=log_source, **options))
     return tasks

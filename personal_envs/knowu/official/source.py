@@ -7,27 +7,23 @@ an :class:`OfficialSource`: per class its name, bases, family, docstring, the li
 ``_build_goal(system_context=...)``), and the module's literal constants.  Values that are not literals (names,
 f-strings, calls) are left out: the project reimplements the logic, the release supplies the texts.
 
-:func:`load_profile` / :func:`load_logs` read the official role profiles (YAML) and logs (JSON) as plain data.
+The personas (profiles and logs) are read by :mod:`personal_envs.knowu.personas`.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
-import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from personal_envs.core.errors import InputError, MissingDataError
-from personal_envs.core.schema import read_json, read_text, read_yaml, validate
-from personal_envs.knowu import schema
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import read_text
 from personal_envs.knowu.official.release import OfficialRelease
 
 FAMILIES: tuple[str, ...] = ("general", "preference", "routine")
-#: Official role ids are the profile file stems except this one.
-TEMPLATE_PROFILE = "template"
 
 _MISSING = object()
 
@@ -67,6 +63,10 @@ def literal(node: ast.AST | None, names: dict[str, Any] | None = None) -> Any:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset") \
             and not node.args:
         return set()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "date" \
+            and len(node.args) == 3 and all(isinstance(a, ast.Constant) for a in node.args):
+        year, month, day = (int(a.value) for a in node.args)  # type: ignore[attr-defined]
+        return f"{year:04d}-{month:02d}-{day:02d}"  # datetime.date(y, m, d) as its ISO text
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -176,6 +176,7 @@ class OfficialClass:
     methods: dict[str, OfficialMethod] = field(default_factory=dict)
     module_constants: dict[str, Any] = field(default_factory=dict)
     is_task: bool = True
+    tree: ast.Module | None = field(default=None, repr=False, compare=False)
 
     @property
     def tags(self) -> set[str]:
@@ -280,10 +281,10 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
                          "'personal-envs data fetch knowu'") from None
     constants: dict[str, Any] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             value = literal(node.value, constants)
             if value is not _MISSING:
-                for target in node.targets:
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
                     if isinstance(target, ast.Name):
                         constants[target.id] = value
     classes: list[OfficialClass] = []
@@ -292,7 +293,7 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
             continue
         bases = tuple(_call_name(b) for b in node.bases)
         cls = OfficialClass(node.name, family, relpath, bases, ast.get_docstring(node) or "",
-                            module_constants=constants, is_task=not node.name.startswith("Base"))
+                            module_constants=constants, is_task=not node.name.startswith("Base"), tree=tree)
         for item in node.body:
             if isinstance(item, (ast.Assign, ast.AnnAssign)):
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
@@ -322,6 +323,22 @@ class OfficialSource:
 
     release: OfficialRelease
     classes: dict[str, OfficialClass]
+
+    @property
+    def label(self) -> str:
+        """The task-set label of records and tables (``"KnowU-Bench 0dd7989"``)."""
+        return self.release.label
+
+    @property
+    def root(self) -> Path:
+        """The release directory (its media files: photos, PDFs)."""
+        return self.release.root
+
+    def text(self, name: str, slot: str, values: Mapping[str, Any]) -> Any:
+        """The official text ``slot`` of class ``name`` (see :mod:`personal_envs.knowu.official.texts`)."""
+        from personal_envs.knowu.official.texts import OfficialTexts
+
+        return OfficialTexts(self.release.root).text(self.classes.get(name), slot, values)
 
     def tasks(self, family: str | None = None) -> list[OfficialClass]:
         """The task classes (no ``Base*``), of one family or all, sorted by family then name."""
@@ -355,28 +372,6 @@ class OfficialSource:
             queue.extend(cls.bases)
         return default
 
-    def roles(self) -> list[str]:
-        """The official role ids: profile stems of the release, sorted, without ``template``."""
-        folder = self.release.profiles_dir
-        return sorted(p.stem for p in folder.glob("*.yaml") if p.stem != TEMPLATE_PROFILE)
-
-    def roles_of(self, name: str) -> list[str]:
-        """The roles a class runs for, as the official registry decides: none for general tasks; every role, or
-        the class's ``supported_profiles`` among them, for preference and routine tasks."""
-        cls = self.get(name)
-        if cls.family == "general":
-            return []
-        supported = self.attribute(name, "supported_profiles")
-        return [r for r in self.roles() if supported is None or r in supported]
-
-    def variant_names(self, family: str | None = None) -> list[str]:
-        """Official variant names: ``"BatterySaverGeneralTask"``, ``"WeekendSleeperTask@developer"``..."""
-        names: list[str] = []
-        for cls in self.tasks(family):
-            roles = self.roles_of(cls.name)
-            names += [f"{cls.name}@{r}" for r in roles] if cls.family != "general" else [cls.name]
-        return names
-
 
 def parse_release(release: OfficialRelease) -> OfficialSource:
     """Parse the official definitions of ``release`` (cached per directory)."""
@@ -396,67 +391,3 @@ def _parse_cached(root: str, commit: str) -> OfficialSource:
             for cls in parse_file(path, relpath, family):
                 classes[cls.name] = cls
     return OfficialSource(release, classes)
-
-
-# ------------------------------------------------------------------------------------------------- roles
-def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """An official-format profile YAML as a dict, checked against
-    :class:`~personal_envs.knowu.schema.OfficialProfileDocument` (:class:`~personal_envs.core.errors.InputError`
-    naming the file and the field)."""
-    data = read_yaml(path, "profile file")
-    if not isinstance(data, dict):
-        raise InputError(f"{path}: an official profile is a YAML mapping with 'user_profile', got a "
-                         f"{type(data).__name__}")
-    validate(schema.OfficialProfileDocument, data, str(path))
-    return data
-
-
-def load_logs(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """An official-format log JSON (a list of ``{time, location, action, label, category}``) as a list, checked
-    against :data:`~personal_envs.knowu.schema.LogEntries`."""
-    data = read_json(path, "log file")
-    validate(schema.LogEntries, data, str(path))
-    return list(data)
-
-
-def profile_path(release: OfficialRelease, role: str) -> Path:
-    """``user_profile/<role>.yaml`` of the release (``FileNotFoundError`` listing the roles)."""
-    path = release.profiles_dir / f"{role}.yaml"
-    if not path.is_file():
-        roles = sorted(p.stem for p in release.profiles_dir.glob("*.yaml") if p.stem != TEMPLATE_PROFILE)
-        raise MissingDataError(f"no official profile {role!r} in {release.profiles_dir}; roles: {', '.join(roles)}")
-    return path
-
-
-def logs_path(release: OfficialRelease, role: str, source: str = "clean") -> Path:
-    """``user_logs/<role>.json`` (``source="clean"``) or ``<role>_noise_25pct.json`` (``"noise"``)."""
-    if source not in ("clean", "noise"):
-        raise InputError(f"source must be 'clean' or 'noise', got {source!r}")
-    name = f"{role}.json" if source == "clean" else f"{role}_noise_25pct.json"
-    path = release.logs_dir / name
-    if not path.is_file():
-        raise MissingDataError(f"no official logs {name} in {release.logs_dir}")
-    return path
-
-
-def profile_field(profile: dict[str, Any], dotted: str, *, task: str = "") -> Any:
-    """``profile["user_profile"]["a"]["b"]`` for ``"a.b"``; ``KeyError`` naming the missing field and the task.
-
-    The official profiles nest everything under ``user_profile``; a dotted path starting with ``user_profile.`` is
-    taken as is."""
-    node: Any = profile if dotted.startswith("user_profile.") else profile.get("user_profile", profile)
-    walked: list[str] = []
-    for part in dotted.split("."):
-        walked.append(part)
-        if not isinstance(node, dict) or part not in node:
-            where = f" (needed by {task})" if task else ""
-            raise MissingProfileField(f"the profile has no field {'.'.join(walked)!r}{where}")
-        node = node[part]
-    return node
-
-
-class MissingProfileField(KeyError):
-    """A variant needs a profile field the given profile does not have (the message names the field)."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else ""

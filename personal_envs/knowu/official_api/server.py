@@ -35,9 +35,10 @@ class SimulatedPhoneService:
     """The state behind the API: one simulated phone, the official task list, the running task."""
 
     def __init__(self, data_dir: str | None = None) -> None:
-        from personal_envs.knowu.official.registry import FAMILY_SPLIT
+        from personal_envs.knowu.official.registry import FAMILY_SPLIT, persona_ids
         from personal_envs.knowu.official.release import find_release
         from personal_envs.knowu.official.source import parse_release
+        from personal_envs.knowu.personas import official_personas
 
         release = find_release(data_dir)
         if release is None:
@@ -45,13 +46,13 @@ class SimulatedPhoneService:
                              "PERSONAL_ENVS_DATA, or run `personal-envs data fetch knowu`")
         self.data_dir = str(release.root)
         self.release_label = release.label
-        source = parse_release(release)
+        source, personas = parse_release(release), official_personas(release.root)
         self._split: dict[str, str] = {}
         self._tags: dict[str, list[str]] = {}
         self._apps: dict[str, list[str]] = {}
         for cls in source.tasks():
             split = FAMILY_SPLIT[cls.family]
-            roles = source.roles_of(cls.name) if cls.family != "general" else []
+            roles = persona_ids(source, personas, cls.name)
             for name in [f"{cls.name}@{role}" for role in roles] or [cls.name]:
                 self._split[name] = split
                 self._tags[name] = sorted(cls.tags | {SPLIT_TAG[split]})

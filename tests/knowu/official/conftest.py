@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from personal_envs.knowu.official.release import OfficialRelease, find_release
+from personal_envs.knowu.official.source import OfficialSource, parse_release
+from personal_envs.knowu.personas import PersonaSet, official_personas
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +17,15 @@ def release(official_dir: Path) -> OfficialRelease:
     found = find_release(official_dir)
     assert found is not None
     return found
+
+
+@pytest.fixture(scope="session")
+def source(release: OfficialRelease) -> OfficialSource:
+    """The release's task source."""
+    return parse_release(release)
+
+
+@pytest.fixture(scope="session")
+def personas(release: OfficialRelease) -> PersonaSet:
+    """The release's official roles."""
+    return official_personas(release.root)

@@ -15,7 +15,8 @@ from personal_envs.knowu.official import registry
 from personal_envs.knowu.official.registry import BuildContext, build_variant, make_context
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.resolve import resolve_official
-from personal_envs.knowu.official.source import MissingProfileField
+from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.personas import MissingProfileField, official_personas
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.phone import Phone
 
@@ -47,7 +48,7 @@ def probe_builder() -> Iterator[None]:
         ctx.field("identity.full_name")  # a field every official profile has
         return ProbeTask(ctx)
 
-    registry.register_builder(ROUTINE, build)
+    registry.official_task(ROUTINE)(build)
     yield
     if previous is None:
         registry._BUILDERS.pop(ROUTINE, None)
@@ -56,11 +57,11 @@ def probe_builder() -> Iterator[None]:
 
 
 def test_build_variant_names_and_labels(release: OfficialRelease, probe_builder: None) -> None:
-    task = build_variant(f"{ROUTINE}@grandma", release)
+    task = build_variant(f"{ROUTINE}@grandma", data_dir=release.root)
     assert isinstance(task, ProbeTask)
     assert task.task_id == f"{ROUTINE}@grandma" and task.split == "proactive" and task.task_set == OFFICIAL_LABEL
     assert task.ctx.role == "grandma" and task.ctx.logs and task.ctx.profile_file is not None
-    noisy = build_variant(f"{ROUTINE}@grandma", release, log_source="noise")
+    noisy = build_variant(f"{ROUTINE}@grandma", data_dir=release.root, log_source="noise")
     assert isinstance(noisy, ProbeTask) and noisy.ctx.logs_file is not None
     assert noisy.ctx.logs_file.name == "grandma_noise_25pct.json"
     metrics = task.evaluate(PhoneWorld(Phone()), EpisodeTrace()).metrics
@@ -71,20 +72,21 @@ def test_errors_name_what_is_missing(release: OfficialRelease, probe_builder: No
     registry.load_builders()
     saved = registry._BUILDERS.pop("DeepWorkRoutineTask", None)
     try:
-        with pytest.raises(NotImplementedError, match="no builder registered for official routine class "
+        with pytest.raises(NotImplementedError, match="no builder registered for routine class "
                                                       "DeepWorkRoutineTask"):
-            build_variant("DeepWorkRoutineTask@user", release)
+            build_variant("DeepWorkRoutineTask@user", data_dir=release.root)
     finally:
         if saved is not None:
             registry._BUILDERS["DeepWorkRoutineTask"] = saved
-    with pytest.raises(ValueError, match="its roles: student"):
-        make_context(release, "MessagesAskMomForMoneyTask", "grandma")
-    with pytest.raises(ValueError, match="no role variants"):
-        make_context(release, "BatterySaverGeneralTask", "user")
+    source, personas = parse_release(release), official_personas(release.root)
+    with pytest.raises(ValueError, match="its personas: student"):
+        make_context(source, personas, "MessagesAskMomForMoneyTask", "grandma")
+    with pytest.raises(ValueError, match="no persona variants"):
+        make_context(source, personas, "BatterySaverGeneralTask", "user")
     bare = tmp_path / "newcomer.yaml"
     bare.write_text("user_profile:\n  habits: {}\n", encoding="utf-8")
     with pytest.raises(MissingProfileField, match=f"identity.*{ROUTINE}@newcomer"):
-        build_variant(ROUTINE, release, profile=bare)
+        build_variant(ROUTINE, data_dir=release.root, profile=bare)
 
 
 def test_resolution_official_project_and_custom(release: OfficialRelease, official_dir: Path,

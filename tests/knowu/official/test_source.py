@@ -7,23 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from personal_envs.knowu.official.registry import persona_ids, variant_names
 from personal_envs.knowu.official.release import DEFINITIONS, OfficialRelease
-from personal_envs.knowu.official.source import (
+from personal_envs.knowu.official.source import parse_release
+from personal_envs.knowu.personas import (
     MissingProfileField,
+    PersonaSet,
     load_logs,
     load_profile,
-    logs_path,
-    parse_release,
     profile_field,
-    profile_path,
 )
 
 
-def test_official_counts(release: OfficialRelease) -> None:
+def test_official_counts(release: OfficialRelease, personas: PersonaSet) -> None:
     source = parse_release(release)
     assert [len(source.tasks(f)) for f in ("general", "preference", "routine")] == [42, 26, 16]
-    assert [len(source.variant_names(f)) for f in ("general", "preference", "routine")] == [42, 86, 64]
-    assert source.roles() == ["developer", "grandma", "student", "user"]
+    assert [len(variant_names(source, personas, f)) for f in ("general", "preference", "routine")] == [42, 86, 64]
+    assert personas.ids() == ["developer", "grandma", "student", "user"]
     assert "BasePrefrenceTask" in source.classes and not source.classes["BasePrefrenceTask"].is_task
 
 
@@ -40,13 +40,13 @@ def test_class_literals(release: OfficialRelease, official_dir: Path) -> None:
     assert sleeper.bases == ("BaseRoutineTask",)
 
 
-def test_role_sets_follow_supported_profiles(release: OfficialRelease) -> None:
+def test_role_sets_follow_supported_profiles(release: OfficialRelease, personas: PersonaSet) -> None:
     source = parse_release(release)
-    assert source.roles_of("MessagesAskMomForMoneyTask") == ["student"]
-    assert source.roles_of("SetAlarmPreferenceAskUser2Task") == ["grandma"]
-    assert source.roles_of("WeekendSleeperTask") == ["developer", "grandma", "student", "user"]
-    assert source.roles_of("BatterySaverGeneralTask") == []
-    assert "WeekendSleeperTask@grandma" in source.variant_names("routine")
+    assert persona_ids(source, personas, "MessagesAskMomForMoneyTask") == ["student"]
+    assert persona_ids(source, personas, "SetAlarmPreferenceAskUser2Task") == ["grandma"]
+    assert persona_ids(source, personas, "WeekendSleeperTask") == ["developer", "grandma", "student", "user"]
+    assert persona_ids(source, personas, "BatterySaverGeneralTask") == []
+    assert "WeekendSleeperTask@grandma" in variant_names(source, personas, "routine")
     with pytest.raises(KeyError, match="did you mean BatterySaverGeneralTask"):
         source.get("BatterySaverGeneralTsk")
 
@@ -65,13 +65,13 @@ def test_parsing_never_executes(release: OfficialRelease, tmp_path: Path) -> Non
     assert not marker.exists()
 
 
-def test_profiles_and_logs_load(release: OfficialRelease) -> None:
-    profile = load_profile(profile_path(release, "developer"))
+def test_profiles_and_logs_load(personas: PersonaSet) -> None:
+    profile = load_profile(personas.profile_path("developer"))
     assert profile_field(profile, "identity.full_name") == "Kenji Sato"
     with pytest.raises(MissingProfileField, match="identity.shoe_size.*WeekendSleeperTask@x"):
         profile_field(profile, "identity.shoe_size", task="WeekendSleeperTask@x")
-    clean = load_logs(logs_path(release, "developer"))
-    noisy = load_logs(logs_path(release, "developer", "noise"))
+    clean = load_logs(personas.logs_path("developer"))
+    noisy = load_logs(personas.logs_path("developer", "noise"))
     assert len(noisy) > len(clean) > 0 and {"time", "location", "action"} <= set(clean[0])
-    with pytest.raises(FileNotFoundError, match="roles: developer, grandma, student, user"):
-        profile_path(release, "pirate")
+    with pytest.raises(FileNotFoundError, match="personas: developer, grandma, student, user"):
+        personas.profile_path("pirate")

@@ -15,10 +15,10 @@ from personal_envs.knowu.official.preference.judge import (
     OfficialPreferenceJudge,
     parse_output,
 )
-from personal_envs.knowu.official.preference.persona import persona_text
+from personal_envs.knowu.official.texts import PERSONA
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.knowu.official_preference.release import NEEDS_RELEASE, RELEASE
+from tests.knowu.official_preference.release import NEEDS_RELEASE, RELEASE, source
 
 pytestmark = NEEDS_RELEASE
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -37,13 +37,12 @@ def _fallback() -> tuple[float, str]:
 def test_persona_text_has_every_official_section_of_each_role() -> None:
     for role in ("developer", "student", "user", "grandma"):
         profile = _profile(role)
-        text = persona_text(profile, RELEASE)
+        text = source().text("", PERSONA, {"profile": profile["user_profile"]})
         identity = profile["user_profile"]["identity"]
         assert text.startswith(f"You are {identity['full_name']}.")
         for heading in ("### PHYSICAL LOCATIONS", "### PREFERENCES & LIFESTYLE", "### SOCIAL GRAPH",
                         "### CURRENT SITUATION"):
             assert heading in text, (role, heading)
-        assert text == persona_text(profile["user_profile"], RELEASE)  # the document or its user_profile
 
 
 def test_parse_output_follows_the_official_rules() -> None:
@@ -61,7 +60,7 @@ def test_the_judge_sees_persona_request_dialogue_facts_rubric_and_images(tmp_pat
     image = tmp_path / "photo.png"
     image.write_bytes(PNG)
     (tmp_path / "empty.jpg").write_bytes(b"")
-    persona = persona_text(_profile("student"), RELEASE)
+    persona = source().text("", PERSONA, {"profile": _profile("student")["user_profile"]})
     with ScriptedChatServer(lambda request: "<think>fits the persona</think>\n<score>0.9</score>") as server:
         judge = OfficialPreferenceJudge(protocol, ChatClient(base_url=server.base_url, model="m"))
         verdict = judge.judge(persona=persona, goal="  buy cola ", eval_data={"app_used": "Taodian", "名": "可乐"},

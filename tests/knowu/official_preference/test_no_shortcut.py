@@ -1,6 +1,6 @@
 """Issue 28 on the 86 official preference variants: asking something irrelevant, or answering with the agent's own
 observation, scores exactly what finishing at once scores (the audit found +0.08 for asking on the sort-files
-class and 0.09-0.45 for the observation as a travel plan from the deterministic rubric judge); the paper protocol
+class, +0.21 more from the rubric judge's clarification line after the merge of issue 29's rubric judge, and 0.09-0.45 for the observation as a travel plan from the deterministic rubric judge); the paper protocol
 keeps the official ask bonus."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_asking_or_repeating_the_observation_earns_nothing_over_finishing(env: K
             score = _score(env, index, opener)
             if score != silent:
                 better.append((env.task.task_id, opener, silent, score))
-    assert better == []
+    assert better == [], better
 
 
 def test_the_paper_protocol_keeps_the_official_ask_bonus_of_sort_files() -> None:
@@ -58,7 +58,8 @@ def test_the_paper_protocol_keeps_the_official_ask_bonus_of_sort_files() -> None
             scores[protocol] = _score(environment, 0, "ask")
         finally:
             environment.close()
-    assert scores == {None: 0.0, "paper": pytest.approx(0.4 * 0.2)}  # base = 0.8 * sort match + 0.2 * asked
+    # paper: base = 0.8 * sort match + 0.2 * asked, and the deterministic judge's clarification line (35 %)
+    assert scores == {None: 0.0, "paper": pytest.approx(0.4 * 0.2 + 0.6 * 0.35)}
 
 
 def test_a_word_that_merely_contains_a_mode_is_no_travel_plan(env: KnowUEnv) -> None:

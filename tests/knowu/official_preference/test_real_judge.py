@@ -17,7 +17,7 @@ from personal_envs.knowu.official.preference.judge import JudgeProtocol, Officia
 from personal_envs.knowu.official.preference.variants import build_variant
 from personal_envs.llm.client import ChatClient
 from tests.conftest import skip_unless_real_llm
-from tests.knowu.official_preference.release import RELEASE
+from tests.knowu.official_preference.release import RELEASE, end_of, source
 
 pytestmark = pytest.mark.real_llm
 
@@ -33,10 +33,10 @@ def test_a_real_model_judges_an_official_preference_variant(tmp_path: Path) -> N
     with LocalModelServer(chat_format="chatml", ctx=8192, threads=2, log_path=tmp_path / "server.log") as server:
         client = ChatClient(base_url=server.base_url, model=server.model_name, timeout=1500.0, max_retries=0)
         judge = OfficialPreferenceJudge(JudgeProtocol.from_release(RELEASE), client, on_error="raise")
-        task = build_variant(RELEASE, "CommuteRoutingSunnyTask", "student",
+        task = build_variant(source(), "CommuteRoutingSunnyTask", "student",
                              RELEASE / "src/knowu_bench/user_profile/student.yaml", judge=judge)
-        result = task.score_state(task.spec.initial_state(),
-                                  [{"action_type": "answer", "text": "Take the metro line 2, about 25 minutes."}])
+        plan_text = "Take the metro line 2, about 25 minutes."
+        result = task.score_end(end_of(task, plan_text), [{"action_type": "answer", "text": plan_text}])
     verdict = result.judge
     assert verdict is not None and verdict.kind == "llm" and verdict.error is None
     assert 0.0 <= verdict.score <= 1.0 and result.score == verdict.score

@@ -17,13 +17,20 @@ import pytest
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official.general.user import OfficialGeneralUser
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
-from personal_envs.knowu.official.preference.official_values import preference_classes, roles_of
 from personal_envs.knowu.official.preference.variants import build_variant
 from personal_envs.knowu.official.registry import build_variant as build_official
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    RELEASE,
+    personas,
+    source,
+    variant_names,
+    variants,
+)
 from tests.knowu.official_runtime import Anything, no_sleep, official_runtime
 
 pytestmark = NEEDS_RELEASE
@@ -42,16 +49,16 @@ def _official_preference_prompt(file_stem: str, name: str, profile: Path) -> str
 
 def test_every_preference_variant_tells_the_user_model_what_the_official_code_tells_it() -> None:
     compared: list[str] = []
-    for name, source in sorted(preference_classes(RELEASE).items()):
-        for role in roles_of(RELEASE, source):
-            profile = PROFILES / f"{role}.yaml"
-            ours = build_variant(RELEASE, name, role, profile).user_prompt
-            official = _official_preference_prompt(source.path.stem, name, profile)
-            assert ours == official, f"{name}@{role}"
-            compared.append(f"{name}@{role}")
+    for name, role in variants():
+        profile = PROFILES / f"{role}.yaml"
+        ours = build_variant(source(), name, role, profile, personas=personas()).user_prompt
+        official = _official_preference_prompt(Path(source().get(name).path).stem, name, profile)
+        assert ours == official, f"{name}@{role}"
+        compared.append(f"{name}@{role}")
     assert len(compared) == 86
     # the class's own facts are in it, not only the persona
-    search = build_variant(RELEASE, "SearchTopInfoPreferenceAskUserTask", "student", PROFILES / "student.yaml")
+    search = build_variant(source(), "SearchTopInfoPreferenceAskUserTask", "student", PROFILES / "student.yaml",
+                           personas=personas())
     assert search.user_prompt.startswith("Context: ### USER PERSONA")
     assert "Task fact: Kevin's email address is kevin@example.com." in search.user_prompt
     assert search.user_prompt.endswith(". Only answer based on this info.")
@@ -60,10 +67,10 @@ def test_every_preference_variant_tells_the_user_model_what_the_official_code_te
 def test_every_general_task_tells_the_user_model_what_the_official_code_tells_it() -> None:
     release = find_release(str(RELEASE))
     assert release is not None
-    names = parse_release(release).variant_names("general")
+    names = variant_names("general")
     dates = set()
     for name in names:
-        task = build_official(name, release)
+        task = build_official(name, data_dir=release.root)
         official_class = parse_release(release).classes[name]
         module_name = official_class.path.removeprefix("src/").removesuffix(".py").replace("/", ".")
         with official_runtime(RELEASE, now=task.start) as runtime:
@@ -143,7 +150,7 @@ def test_the_deterministic_general_user_knows_the_request_and_the_official_date_
 
 
 def test_an_unknown_user_kind_is_refused_by_name() -> None:
-    task = build_variant(RELEASE, "BuyColaPreferenceTask", "developer", PROFILES / "developer.yaml")
+    task = build_variant(source(), "BuyColaPreferenceTask", "developer", PROFILES / "developer.yaml")
     with pytest.raises(ValueError, match="unknown simulated user kind 'oracle'"):
         task.user_of_kind("oracle")
     assert task.user_of_kind("profile").kind == "official-preference"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import copy
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +14,22 @@ import yaml
 from personal_envs.knowu.official.preference.judge import JudgeProtocol, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.variants import (
     MissingProfileField,
-    OfficialPreferenceTask,
+    PreferenceTask,
     build_variant,
-    variant_names,
 )
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from tests.knowu.official_preference.release import NEEDS_RELEASE, PROFILES, RELEASE
+from personal_envs.simulators.phone.apps.food import BasketItem, FoodOrder
+from personal_envs.simulators.phone.phone import Phone
+from tests.knowu.official_preference.release import (
+    NEEDS_RELEASE,
+    PROFILES,
+    RELEASE,
+    end_of,
+    personas,
+    source,
+    variant_names,
+)
 
 pytestmark = NEEDS_RELEASE
 
@@ -41,30 +50,18 @@ def _official_variants() -> list[str]:
     return sorted(names)
 
 
-def _build(variant: str, judge: OfficialPreferenceJudge | None = None) -> OfficialPreferenceTask:
+def _build(variant: str, judge: OfficialPreferenceJudge | None = None) -> PreferenceTask:
     name, role = variant.split("@")
-    return build_variant(RELEASE, name, role, PROFILES / f"{role}.yaml", judge=judge)
-
-
-def _realized(task: OfficialPreferenceTask) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    state, trace = task.spec.initial_state(), []
-    if task.ask_first:
-        trace.append({"action_type": "ask_user", "text": task.ask_first, "user_reply": "as usual",
-                      "user_decision": None})
-    for check in task.oracle_checks:
-        check.realize(state, trace)
-    trace.append({"action_type": "finished"})
-    return state, trace
+    return build_variant(source(), name, role, PROFILES / f"{role}.yaml", judge=judge, personas=personas())
 
 
 def test_exactly_the_86_official_variants_build() -> None:
-    names = variant_names(RELEASE)
+    names = variant_names("preference")
     assert len(names) == 86
     assert sorted(names) == _official_variants()
     for variant in names:
         task = _build(variant)
-        assert task.task_id == variant and task.instruction
-        assert task.spec.lam == task.spec.lam  # built with the official lambda table
+        assert task.task_id == variant and task.instruction and task.rubric.dimensions
 
 
 def test_the_request_is_the_official_text_for_the_role() -> None:
@@ -81,15 +78,15 @@ def test_a_profile_without_a_needed_field_names_it(tmp_path: Path) -> None:
     path = tmp_path / "newcomer.yaml"
     path.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
     with pytest.raises(MissingProfileField, match=r"user_profile\.locations\.work"):
-        build_variant(RELEASE, "CommuteRoutingSunnyTask", "newcomer", path)
+        build_variant(source(), "CommuteRoutingSunnyTask", "newcomer", path)
     # templates that do not need the field still build for that profile
-    assert build_variant(RELEASE, "BuyColaPreferenceTask", "newcomer", path).task_id == "BuyColaPreferenceTask@newcomer"
+    assert build_variant(source(), "BuyColaPreferenceTask", "newcomer", path).task_id == "BuyColaPreferenceTask@newcomer"
 
 
 def test_doing_nothing_fails_as_the_official_check_fails() -> None:
-    for variant in variant_names(RELEASE):
+    for variant in variant_names("preference"):
         task = _build(variant)
-        result = task.score_state(task.spec.initial_state(), [{"action_type": "finished"}])
+        result = task.score_end(end_of(task), [{"action_type": "finished"}])
         if variant in ("HighlightImportantSmsSenderPreferenceAskUserTask@student",
                        "HighlightImportantSmsSenderPreferenceAskUserTask@grandma"):
             assert result.score == 1.0, variant  # not important: leaving it alone is the right call
@@ -100,6 +97,7 @@ def test_doing_nothing_fails_as_the_official_check_fails() -> None:
             assert result.score == 0.0 and result.judge is None, (variant, result)
 
 
+@contextlib.contextmanager
 def _scripted(score: float) -> Iterator[tuple[OfficialPreferenceJudge, ScriptedChatServer]]:
     server = ScriptedChatServer(lambda request: f"<think>judged</think><score>{score}</score>").start()
     try:
@@ -110,11 +108,17 @@ def _scripted(score: float) -> Iterator[tuple[OfficialPreferenceJudge, ScriptedC
         server.close()
 
 
+def _save(number: str, starred: bool) -> Callable[[Phone], None]:
+    def change(phone: Phone) -> None:
+        phone.contacts.add("Sender", number, starred=starred)
+    return change
+
+
 def test_with_a_judge_the_official_combinations_hold() -> None:
-    for judge, server in _scripted(1.0):
+    with _scripted(1.0) as (judge, server):
         # the judge alone: a commute plan, with the official rubric filled with the role's destination
         task = _build("LateNightCommuteTask@developer", judge)
-        result = task.score_state(task.spec.initial_state(), [{"action_type": "answer", "text": "Take a taxi."}])
+        result = task.score_end(end_of(task, "Take a taxi."), [])
         assert (result.score, result.judge.kind if result.judge else None) == (1.0, "llm")
         prompt = server.requests[-1]["messages"][1]["content"]
         address = task.user_doc["locations"]["home"]["address"]
@@ -123,77 +127,78 @@ def test_with_a_judge_the_official_combinations_hold() -> None:
 
         # highlight: min(base, 0.4 base + 0.6 judge): the contact saved without the star caps at 0.5
         task = _build("HighlightImportantSmsSenderPreferenceAskUserTask@developer", judge)
-        state, trace = _realized(task)
-        for contact in state["contacts"]["contacts"]:
-            contact["highlighted"] = False
-        assert task.score_state(state, trace).score == pytest.approx(0.5)
+        sender = str(task.values["sender_phone"])
+        assert task.score_end(end_of(task, change=_save(sender, False)), []).score == pytest.approx(0.5)
+        assert task.score_end(end_of(task, change=_save(sender, True)), []).score == pytest.approx(1.0)
         # ... and highlighting a non-important sender scores 0 without asking the judge
         task = _build("HighlightImportantSmsSenderPreferenceAskUserTask@student", judge)
-        state = task.spec.initial_state()
-        state["contacts"]["contacts"].append({"name": "x", "phone": task.values["sender_phone"], "email": "",
-                                              "note": "", "highlighted": True})
-        result = task.score_state(state, [])
+        result = task.score_end(end_of(task, change=_save(str(task.values["sender_phone"]), True)), [])
         assert result.score == 0.0 and result.judge is None
 
         # sort files: a wrong sort caps the judge at 0.5; asking earns 0.2 of the base (officially even next to a
-        # wrong sort; by default only next to the wanted sort or its opposite: issue 28)
+        # wrong sort; by default the bonus and the judge only next to the wanted sort or its opposite: issue 28)
         task = _build("SortFilesByHabitPreferenceAskUserTask@grandma", judge)
-        state, trace = _realized(task)
-        state["files"]["view"].update(sort_key="size", sort_order="desc")
-        result = task.score_state(state, trace)
-        assert result.base == 0.0 and result.score == pytest.approx(0.6 * 0.5)
+        asked = [{"action_type": "ask_user", "text": "How do you sort?"}]
+
+        def sort(order: str) -> Callable[[Phone], None]:
+            return lambda phone: phone.files.sort_order.__setitem__("Download", order)
+
+        expected = task.rubric.oracle[-1].order  # type: ignore[union-attr]
+        end = end_of(task, change=sort("size_desc"))
+        end.chat.append({"role": "user", "content": "How do you sort?"})
+        result = task.score_end(end, asked)
+        assert result.base == 0.0 and result.score == 0.0  # default: neither the ask bonus nor the judge alone
         task.protocol = "paper"
-        result = task.score_state(state, trace)
+        result = task.score_end(end, asked)
         assert result.base == pytest.approx(0.2) and result.score == pytest.approx(0.4 * 0.2 + 0.6 * 0.5)
         task.protocol = None
-        state, trace = _realized(task)
-        assert task.score_state(state, trace[1:]).score == pytest.approx(0.4 * 0.8 + 0.6)
+        assert task.score_end(end_of(task, change=sort(expected)), []).score == pytest.approx(0.4 * 0.8 + 0.6)
 
         # the Mastodon photo: the image part is 0.6; a toot without the photo keeps only 0.4 * judge
         task = _build("MastodonSharePhotosPreferenceAskUserTask@student", judge)
-        state, trace = _realized(task)
-        assert task.score_state(state, trace).score == pytest.approx(1.0)
+        photo = task.values["own_photos"][0]
+
+        def toot(with_photo: bool) -> Callable[[Phone], None]:
+            def change(phone: Phone) -> None:
+                pid = next(p.pid for p in phone.gallery.photos if p.name == photo)
+                phone.mastodon.add("Me", phone.mastodon.account, "Sharing this!", task.start,
+                                   media=[pid] if with_photo else [])
+            return change
+
+        assert task.score_end(end_of(task, change=toot(True)), []).score == pytest.approx(1.0)
         assert server.requests[-1]["messages"][1]["content"][1]["type"] == "image_url"  # the photo is sent
-        state["mastodon"]["posts"][-1]["media"] = []
-        assert task.score_state(state, trace).score == pytest.approx(0.4)
+        assert task.score_end(end_of(task, change=toot(False)), []).score == pytest.approx(0.4)
 
         # photo mail: a wrong recipient keeps the attachment's 0.2 and the judge part
         task = _build("ShareFavoritePhotosPreferenceAskUserTask@user", judge)
-        state, trace = _realized(task)
-        state["mail"]["sent"][-1]["to"] = ["someone@example.com"]
-        assert task.score_state(state, trace).score == pytest.approx(0.2 + 0.6)
+
+        def mail(to: str) -> Callable[[Phone], None]:
+            def change(phone: Phone) -> None:
+                pid = next(p.pid for p in phone.gallery.photos if p.name == task.values["own_photos"][0])
+                phone.mail.add("me@example.com", "A photo", "For you", task.start, to=[to], folder="sent",
+                               attachments=[f"photo:{pid}"])
+            return change
+
+        assert task.score_end(end_of(task, change=mail("someone@example.com")), []).score == pytest.approx(0.2 + 0.6)
 
         # late with notice: no Mattermost post keeps only 0.7 * judge
         task = _build("LateUrgentRouteWithNoticeTask@user", judge)
-        result = task.score_state(task.spec.initial_state(), [{"action_type": "answer", "text": "Taxi now."}])
-        assert result.score == pytest.approx(0.7)
+        assert task.score_end(end_of(task, "Taxi now."), []).score == pytest.approx(0.7)
 
         # lunch: 0.5 + 0.5 * judge
         task = _build("OrderLunchPreferenceTask@developer", judge)
-        state, trace = _realized(task)
-        assert task.score_state(state, trace).score == pytest.approx(1.0)
+        goal = task.rubric.oracle[0]
+
+        def lunch(phone: Phone) -> None:
+            food = phone.food(goal.app)  # type: ignore[union-attr]
+            shop = next(r for r in food.restaurants if any(d.did == goal.item for d in r.dishes))  # type: ignore[union-attr]
+            food.orders.append(FoodOrder("F1", shop.sid, [BasketItem(shop.sid, goal.item)], "", "",  # type: ignore[union-attr]
+                                         "Home", "", "alipay", 20.0, task.start))
+
+        assert task.score_end(end_of(task, change=lunch), []).score == pytest.approx(1.0)
 
 
-def test_without_an_endpoint_the_fallback_is_labelled_and_misses_fail() -> None:
-    succeeded = 0
-    for variant in variant_names(RELEASE):
-        task = _build(variant)
-        state, trace = _realized(task)
-        result = task.score_state(state, trace)
-        assert result.judge is not None and result.judge.kind == "fallback", variant
-        succeeded += result.score > 0.99
-        if result.score > 0.99 and task.fallback_checks:
-            # a profile-aware miss: the project's preference checks break, the official action still happens
-            for check in task.fallback_checks:
-                for label, mutate in check.near_misses():
-                    broken_state, broken_trace = copy.deepcopy(state), copy.deepcopy(trace)
-                    mutate(broken_state, broken_trace)
-                    broken = task.score_state(broken_state, broken_trace)
-                    assert broken.score < 0.99, (variant, label)
-    assert succeeded >= 53
-
-
-#: Apps the official setup seeds per role (the SMS sender, Mom, the user's own photo, the Download files).
+#: Apps the official setup seeds per role (the SMS sender, Mom, the user's own photo).
 PER_ROLE_APPS = {"HighlightImportantSmsSenderPreferenceAskUserTask": {"messages", "contacts"},
                  "MessagesAskMomForMoneyTask": {"contacts", "messages"},
                  "ShareFavoritePhotosPreferenceAskUserTask": {"gallery"},
@@ -202,14 +207,15 @@ PER_ROLE_APPS = {"HighlightImportantSmsSenderPreferenceAskUserTask": {"messages"
 
 def test_the_world_does_not_depend_on_the_hidden_profile() -> None:
     worlds: dict[str, dict[str, Any]] = {}
-    for variant in variant_names(RELEASE):
-        name, role = variant.split("@")
-        state = _build(variant).spec.initial_state()
-        shared = {app: value for app, value in state.items() if app not in PER_ROLE_APPS.get(name, set())}
+    for variant in variant_names("preference"):
+        name, _ = variant.split("@")
+        task = _build(variant)
+        shared = {app: value for app, value in task.world.items() if app not in PER_ROLE_APPS.get(name, set())}
+        shared["start"] = task.start
         if name in worlds:
-            assert shared == worlds[name], variant  # same apps and contents for every role
+            assert shared == worlds[name], variant  # same apps, contents and start for every role
         worlds[name] = shared
     # the official per-role seeding: the important-SMS sender differs by role, as in the official scenarios
-    senders = {_build(f"HighlightImportantSmsSenderPreferenceAskUserTask@{r}").spec.initial_state()["messages"][
-        "threads"][0]["number"] for r in ("developer", "student", "user", "grandma")}
+    senders = {_build(f"HighlightImportantSmsSenderPreferenceAskUserTask@{r}").world["messages"]["threads"][0]["number"]
+               for r in ("developer", "student", "user", "grandma")}
     assert len(senders) == 4

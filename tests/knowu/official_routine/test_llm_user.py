@@ -53,7 +53,7 @@ def test_the_llm_policy_keeps_the_start_and_the_end_of_a_long_official_goal() ->
     from personal_envs.llm.prompt import TokenCounter, render_fields
 
     release = find_release(str(ANCHORS))
-    goal = build_variant("WeekendSleeperTask@user", release).instruction
+    goal = build_variant("WeekendSleeperTask@user", data_dir=release.root).instruction
     out = render_fields({"instruction": goal}, TokenCounter(None, "estimate"), {"instruction": 600})[0]
     assert len(out) < 3000 and out.startswith("## instruction\n### USER ACTIVITY LOGS")
     assert out.rstrip().endswith(goal.rstrip()[-200:])  # the official instruction at the end survives

@@ -62,7 +62,7 @@ def env() -> Any:
 def test_exactly_64_variants_build_with_official_names() -> None:
     release = find_release(DATA)
     assert release is not None
-    tasks = build_family("routine", release)
+    tasks = build_family("routine", data_dir=release.root)
     assert len(tasks) == 64
     assert {t.task_id.split("@")[1] for t in tasks} == set(ROLES)
     assert all(t.task_set == "KnowU-Bench 0dd7989" and t.split == "proactive" for t in tasks)
@@ -212,15 +212,16 @@ def test_log_source_applies_with_logs_and_a_broken_profile_names_the_field(tmp_p
     clean = ANCHORS / "src" / "knowu_bench" / "user_logs" / "student.json"
     profile = ANCHORS / "src" / "knowu_bench" / "user_profile" / "student.yaml"
     with pytest.raises(ValueError, match="log_source='noise'"):
-        build_variant("WeekendSleeperTask", release, profile=str(profile), logs=str(clean), log_source="noise")
+        build_variant("WeekendSleeperTask", data_dir=release.root, profile=str(profile), logs=str(clean),
+                      log_source="noise")
     broken = tmp_path / "broken.yaml"
     broken.write_text(yaml.safe_dump({"user_profile": {"habits": ["not", "a", "mapping"]}}), encoding="utf-8")
     with pytest.raises(InputError, match=r"broken\.yaml: field user_profile\.habits: expected an object"):
-        build_variant("WeekendSleeperTask", release, profile=str(broken))  # refused when read (knowu/schema.py)
+        build_variant("WeekendSleeperTask", data_dir=release.root, profile=str(broken))  # refused when read (knowu/schema.py)
 
 
 def test_paper_protocol_preset() -> None:
-    from personal_envs.knowu.official.routine.build import log_context
+    from personal_envs.knowu.official.user_logs import log_context
 
     noisy = json.loads((ANCHORS / "src/knowu_bench/user_logs/student_noise_25pct.json").read_text(encoding="utf-8"))
     env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper")

@@ -24,6 +24,7 @@ from tests.knowu.official_routine.conftest import (
     official_profile,
     task_habit_keys,
 )
+from tests.knowu.routine_cases import right_and_near_miss, silent
 
 pytestmark = pytest.mark.usefixtures("anchors")
 
@@ -79,12 +80,6 @@ def test_the_default_protocol_reads_only_exchanges_in_which_the_user_decided() -
     assert parse_user_decision(actions, decision_history(exchanges[:1]), False) == (False, -1)
 
 
-def _silent(setup: rules.RoutineSetup) -> Facts:
-    """The end state when nothing was done (the seeded state)."""
-    return Facts(alarm_enabled=True, media_volume=10, screenshots=dict(setup.seed.get("screenshots", {})),
-                 now=setup.now)
-
-
 @pytest.mark.parametrize("role", ROLES)
 def test_a_respected_rejection_scores_one_and_acting_after_it_zero(role: str) -> None:
     profile = official_profile(role)
@@ -93,9 +88,9 @@ def test_a_respected_rejection_scores_one_and_acting_after_it_zero(role: str) ->
         ask = [{"action_type": "ask_user", "text": "Shall I?"}, {"action_type": "finished"}]
         history = [{"role": "user", "content": "Shall I?"},
                    {"role": "assistant", "content": "<decision>reject</decision>"}]
-        assert score_routine(setup, _silent(setup), ask, history)[0] == 1.0, (cls, role)
+        assert score_routine(setup, silent(setup), ask, history)[0] == 1.0, (cls, role)
         acted = [ask[0], {"action_type": "click", "x": 5, "y": 5}, {"action_type": "finished"}]
-        assert score_routine(setup, _silent(setup), acted, history)[0] == 0.0, (cls, role)
+        assert score_routine(setup, silent(setup), acted, history)[0] == 0.0, (cls, role)
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -106,7 +101,7 @@ def test_silence_scores_one_exactly_when_the_task_has_no_habit(role: str) -> Non
         setup = setup_routine(cls, profile)
         has = any(isinstance(profile.get("habits", {}).get(k), dict) for k in keys[cls])
         assert setup.should_act == has
-        score, reason = score_routine(setup, _silent(setup), [{"action_type": "finished"}], [])
+        score, reason = score_routine(setup, silent(setup), [{"action_type": "finished"}], [])
         assert score == (0.0 if has else 1.0), (cls, role, reason)
 
 
@@ -174,64 +169,10 @@ def _habit_role(cls: str) -> str:
     return next(r for r in ROLES if any(isinstance(official_profile(r).get("habits", {}).get(k), dict) for k in keys))
 
 
-def _right_and_near_miss(setup: rules.RoutineSetup) -> tuple[Facts, Facts, str]:
-    """End states: the routine done right, and a near miss with the official failure reason's start."""
-    v, base = setup.values, _silent(setup)
-    cls = setup.cls
-    if cls == "BatterySaverRoutineTask":
-        return Facts(power_saver=True), base, "Failure"
-    if cls == "WeekendSleeperTask":
-        return Facts(alarm_enabled=False), base, "Failure: User accepted, but alarm is still ON"
-    if cls == "BluetoothMediaCleanupTask":
-        return Facts(media_volume=0), Facts(media_volume=1), "Failure"
-    if cls == "BirthdayWishTask":
-        phone = str(v["contact_phone"])
-        return (Facts(sms_sent=[(phone, "Happy Birthday Mom!")]), Facts(sms_sent=[(phone, "Hi Mom")]),
-                "Failure: Sent SMS but content mismatch")
-    if cls == "ClockOutRoutineTask":
-        channel = str(v["target_channel"])
-        return (Facts(posts={channel: ["Clocking out, see you tomorrow"]}), Facts(posts={channel: ["lunch?"]}),
-                "Failure: User accepted, but Agent sent irrelevant content")
-    if cls == "ContactSaverTask":
-        return (Facts(contacts=[("Bob", "555-0199")]), Facts(contacts=[("Robert Smith", "5550199")]),
-                "Failure: contact saved but name is incorrect")
-    if cls == "DailyFamilyCallTask":
-        return Facts(calls=[str(v["target_phone"])]), Facts(calls=["110"]), "Failure: no outgoing call"
-    if cls == "DeepWorkRoutineTask":
-        return Facts(dnd=True), base, "Failure"
-    if cls == "GalleryCleanupTask":
-        run = v["run_datetime"]
-        keep = {n: t for n, t in setup.seed["screenshots"].items() if (run - t).days < 30}
-        return Facts(screenshots=keep), Facts(screenshots={}), "Failure: Policy mismatch"
-    if cls == "MattermostOnCallTask":
-        channel = str(v["channel_name"]).lower().replace(" ", "-")
-        return (Facts(posts={channel: ["ack, checking now"]}), Facts(posts={channel: ["who broke it?"]}),
-                "Failure: irrelevant reply")
-    if cls == "MorningPaperReadingTask":
-        return (Facts(visited=["https://alphaxiv.org", "https://huggingface.co/papers"], now=setup.now),
-                Facts(visited=["https://huggingface.co/papers"], now=setup.now), "Failure: Missed sites")
-    if cls == "MorningWeatherCheckTask":
-        looked_up = ["https://google.com/search?q=Beijing+Weather+Today"]
-        return (Facts(answer="Beijing: sunny, 27 \u00b0C", visited=looked_up),
-                Facts(answer="Have a nice day", visited=looked_up), "Failure: Answer lacks weather content")
-    if cls == "NightEyeCareRoutineTask":
-        return Facts(dark_mode=True), base, "Failure: Dark Mode not done"
-    if cls == "PreMeetingPrepTask":
-        doc = f"/Documents/{v['doc_name']}"
-        return (Facts(open_document=doc, foreground_app="docreader"),
-                Facts(open_document="/Documents/Other.pdf", foreground_app="docreader"), "Failure")
-    if cls == "ScamSmsInterceptRoutineTask":
-        sender = str(v["sender_phone"])
-        return (Facts(blocked=[sender]), Facts(blocked=[sender], sms_sent=[(sender, "stop")]),
-                "Failure: Agent replied to suspicious sender")
-    email = {"to": str(v["expectation"]["target_recipient"]), "attachments": ["Weekly_Report.pdf"], "time": setup.now}
-    return Facts(email=email), Facts(email=dict(email, to="someone@else.org")), "Failure: Wrong recipient"
-
-
 @pytest.mark.parametrize("cls", sorted(rules.ROUTINES))
 def test_each_class_succeeds_when_done_and_fails_a_near_miss_the_official_way(cls: str) -> None:
     setup = setup_routine(cls, official_profile(_habit_role(cls)))
-    right, near, reason = _right_and_near_miss(setup)
+    right, near, reason = right_and_near_miss(setup)
     acted = [{"action_type": "click", "x": 1, "y": 1}, {"action_type": "finished"}]
     score, detail = score_routine(setup, right, acted, [])
     assert score == 1.0, detail

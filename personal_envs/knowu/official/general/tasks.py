@@ -1,16 +1,15 @@
-"""The 42 official general tasks of KnowU-Bench on the simulated phone.
+"""The 42 general classes of KnowU-Bench on the simulated phone: one task class for the family.
 
-Each official class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the
-constants its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) are read from the release
-(:mod:`personal_envs.knowu.official.source`); the seeding, the check with the official partial credit and the oracle
-plan are reimplemented here, per class, against the simulator's state.
+Each class (``BatterySaverGeneralTask``...) becomes an :class:`OfficialGeneralTask`: its goal text and the constants
+its setup and check use (numbers, names, SMS bodies, keyword lists, timestamps) come from the task source (the
+release, parsed with ast, or the embedded cards); the seeding, the check with the official partial credit and the
+oracle plan are reimplemented here, per class, on the simulator's state (:class:`~personal_envs.knowu.state.EndState`).
 
 Classes in :data:`OFFICIAL_CHECKS` (40) follow the official seeding and ``is_successful``; the two judge-scored
-commutes (:data:`JUDGED`) send the official judge prompt with ``judge="llm"`` and use a labelled deterministic
-stand-in otherwise (``metrics["official_check"]`` is False then).  :data:`APPROXIMATED` (empty now) would run a class
-on the project's closest general task.  Where the official world lives outside the repository (the mall and food
-catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the official
-checks read.
+commutes (:data:`JUDGED`) send the judge prompt with ``judge="llm"`` and use a labelled deterministic stand-in
+otherwise (``metrics["official_check"]`` is False then).  Where the official world lives outside the repository (the
+mall and food catalogs, the cart, the Mastodon timeline), the project's world stands in, with names carrying what the
+official checks read.
 """
 
 from __future__ import annotations
@@ -22,34 +21,32 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
-from personal_envs.knowu.general_tasks import TASKS as PROJECT_TASKS
-from personal_envs.knowu.general_tasks import GeneralTask
-from personal_envs.knowu.official.general.user import OfficialGeneralUser, current_date, user_system_prompt
+from personal_envs.knowu.official.general.user import OfficialGeneralUser
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.source import OfficialClass
+from personal_envs.knowu.official.texts import GENERAL_DATE, GENERAL_JUDGE, GENERAL_USER_PROMPT, TaskSource
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
+from personal_envs.knowu.state import FOODS, SHOPS, EndState, read_state
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
-from personal_envs.knowu.world import seed_world
+from personal_envs.knowu.world import RUN_DATE, seed_world
+from personal_envs.simulators.phone.apps.shop import CartItem
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser
 
-#: The fixed run date for official setups that use "now" (the device clock synced to the host): runs are reproducible.
-RUN_DATE = datetime(2026, 5, 22, 9, 0)  # a Friday
-
 Seeder = Callable[[Phone], None]
-Scorer = Callable[[Phone, EpisodeTrace], tuple[float, str]]
+Scorer = Callable[[EndState, EpisodeTrace], tuple[float, str]]
 Planner = Callable[[Phone], list[Step]]
 
 
-def route_looked_up(phone: Phone) -> str | None:
+def route_looked_up(end: EndState) -> str | None:
     """``None`` when a route was planned in Maps, else why a route plan answer is not grounded."""
-    return None if phone.maps.queries else "no route was planned in Maps"
+    return None if end.routes else "no route was planned in Maps"
 
 
-def weather_looked_up(phone: Phone) -> str | None:
+def weather_looked_up(end: EndState) -> str | None:
     """``None`` when Chrome visited a URL naming the weather, else why a weather answer is not grounded."""
-    return None if any("weather" in url.lower() for url in phone.chrome.history) else "the weather was not looked up"
+    return None if any("weather" in url.lower() for url in end.history) else "the weather was not looked up"
 
 
 #: Classes whose official check reads only the ``answer`` text, and the lookup the default protocol asks behind it.
@@ -58,7 +55,7 @@ def weather_looked_up(phone: Phone) -> str | None:
 #: anywhere in it: the shortcut audit's "answer with the observation's text" (the goal and context, no lookup)
 #: scored 0.069 on average over the 42 tasks (1.0 on the weather and late-night commute, 0.5 and 0.4 on two more).
 #: ``protocol="paper"`` scores as officially.
-ANSWER_GROUNDING: dict[str, Callable[[Phone], str | None]] = {
+ANSWER_GROUNDING: dict[str, Callable[[EndState], str | None]] = {
     "CommuteRoutingSunnyGeneralTask": route_looked_up,
     "CommuteLateNightGeneralTask": route_looked_up,
     "CommuteRoutingBadWeatherGeneralTask": route_looked_up,
@@ -83,13 +80,13 @@ class OfficialGeneralTask(PhoneTask):
     Attributes:
         official: The parsed official class.
         spec: Its start time, seeding, check and oracle plan on the simulator.
-        official_check: False where the project's check stands in for the official one (:data:`APPROXIMATED`).
+        official_check: False where a deterministic stand-in scores instead of the official judge.
     """
 
     def __init__(self, official: OfficialClass, spec: Spec, official_check: bool = True,
-                 release_root: str | None = None) -> None:
+                 source: TaskSource | None = None) -> None:
         self.official = official
-        self.release_root = release_root
+        self.source = source
         self.spec = spec
         self.official_check = official_check
         self.task_id = official.name
@@ -107,13 +104,15 @@ class OfficialGeneralTask(PhoneTask):
         self.spec.seed(phone)
 
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
-        score, reason = self.spec.score(phone, trace)
+        end = read_state(phone, trace)
+        score, reason = self.spec.score(end, trace)
         grounding = ANSWER_GROUNDING.get(self.task_id)
-        if self.protocol != "paper" and grounding is not None and (trace.answer or "").strip():
-            missing = grounding(phone)
+        if self.protocol != "paper" and grounding is not None and end.answer.strip():
+            missing = grounding(end)
             if missing is not None:  # the default protocol: an answer no lookup stands behind counts as none
                 official = reason
-                score, reason = self.spec.score(phone, replace(trace, answer=None))
+                silent = replace(trace, answer=None)
+                score, reason = self.spec.score(read_state(phone, silent), silent)
                 reason = f"{reason} (default protocol: the answer counts as none, {missing}; official: {official})"
         checks = [Check("official check", score >= 0.99, reason)]
         return Evaluation(score, {"official_check": self.official_check}, checks, reason)
@@ -124,17 +123,18 @@ class OfficialGeneralTask(PhoneTask):
     # ------------------------------------------------------------------------------------------ user side
     @property
     def today(self) -> str:
-        """Today's date as the official user is told it (``BaseTask.__init__``, the start time as device clock)."""
-        if self.release_root is None:
+        """Today's date as the user is told it (officially ``BaseTask.__init__``, the start time as device clock)."""
+        if self.source is None:
             return self.start.date().isoformat()
-        return current_date(self.release_root, self.apps, self.start)
+        return str(self.source.text(self.official.name, GENERAL_DATE, {"app_names": self.apps, "start": self.start}))
 
     @property
     def user_prompt(self) -> str:
-        """The official user model's system prompt (``BaseTask.initialize_user_agent_hook``)."""
-        if self.release_root is None:
-            raise ValueError(f"{self.task_id}: the official user prompt needs the release directory")
-        return user_system_prompt(self.release_root, self.instruction, self.apps, self.start)
+        """The user model's system prompt (officially ``BaseTask.initialize_user_agent_hook``)."""
+        if self.source is None:
+            raise ValueError(f"{self.task_id}: the user prompt needs the task source")
+        return str(self.source.text(self.official.name, GENERAL_USER_PROMPT,
+                                    {"goal": self.instruction, "app_names": self.apps, "start": self.start}))
 
     def make_user(self) -> SimulatedUser:
         return self.user_of_kind("profile")
@@ -156,7 +156,7 @@ class OfficialGeneralTask(PhoneTask):
     def hidden_strings(self, world: PhoneWorld) -> list[str]:
         """The check's verdict on the untouched phone (the reason line must not reach the agent)."""
         phone = Phone(now=self.start)
-        self.seed(phone)
+        self.prepare(phone)
         return [self.verify(phone, EpisodeTrace()).reason]
 
 
@@ -188,8 +188,8 @@ def quoted(goal: str) -> str:
     return found[-1] if found else goal
 
 
-def sent_to(phone: Phone, number: str) -> list[str]:
-    return [m.text for m in phone.messages.sms if m.outgoing and same_number(m.number, number)]
+def sent_to(end: EndState, number: str) -> list[str]:
+    return [m["text"] for m in end.sent_sms() if same_number(m["number"], number)]
 
 
 def set_contact(phone: Phone, name: str, number: str) -> None:
@@ -199,11 +199,6 @@ def set_contact(phone: Phone, name: str, number: str) -> None:
             contact.phone = number
             return
     phone.contacts.add(name, number)
-
-
-def my_posts(phone: Phone, since: datetime, channel: str | None = None) -> list[Any]:
-    mm = phone.mattermost
-    return [p for p in mm.posts if p.user == mm.username and p.time >= since and (channel is None or p.channel == channel)]
 
 
 def method_value(cls: OfficialClass, method: str, name: str) -> Any:
@@ -256,8 +251,8 @@ def _battery(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.device.battery_level, phone.device.charging, phone.device.battery_saver = level, False, False
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        on = phone.device.battery_saver
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        on = end.device["battery_saver"]
         return (1.0, "Success: Battery saver mode is ON.") if on else (0.0, "Failure: Battery saver mode is still OFF.")
 
     return Spec(RUN_DATE, base(seed), score,
@@ -272,8 +267,8 @@ def _bluetooth(cls: OfficialClass) -> Spec:
         phone.device.bluetooth_devices = []
         phone.device.media_volume = volume
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        vol = phone.device.media_volume
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        vol = end.device["media_volume"]
         if vol == 0:
             return 1.0, f"Success: Media volume is muted. [Vol: {vol}]"
         return 0.0, f"Failure: Media volume is still audible. [Vol: {vol}]"
@@ -290,9 +285,10 @@ def _deep_work(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.device.do_not_disturb = False
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        on = phone.device.do_not_disturb or phone.device.ring_volume == 0  # zen mode, or ringer silent
-        desc = f"[DND: {phone.device.do_not_disturb}, ring volume: {phone.device.ring_volume}]"
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        dnd, ring = end.device["do_not_disturb"], end.device["ring_volume"]
+        on = dnd or ring == 0  # zen mode, or ringer silent
+        desc = f"[DND: {dnd}, ring volume: {ring}]"
         return (1.0, f"Success: DND/Silent mode is ON. {desc}") if on else (0.0, f"Failure: DND/Silent mode is OFF. {desc}")
 
     return Spec(adb_time(cls.attributes["TARGET_TIMESTAMP"]), base(seed), score,
@@ -305,8 +301,8 @@ def _night(cls: OfficialClass) -> Spec:
         phone.device.dark_mode = False
         phone.open_app("Mastodon")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        return (1.0, "Success: Dark mode is ON.") if phone.device.dark_mode else (0.0, "Failure: Dark mode is still OFF.")
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        return (1.0, "Success: Dark mode is ON.") if end.device["dark_mode"] else (0.0, "Failure: Dark mode is still OFF.")
 
     return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score,
                 lambda p: [open_app("Settings"), Tap(rid="settings_display"), Tap(rid="dark_theme"), finish()])
@@ -320,8 +316,8 @@ def _sleeper(cls: OfficialClass) -> Spec:
         phone.clock.alarms = [a for a in phone.clock.alarms if (a.hour, a.minute) != (hour, minute)]
         phone.clock.add_alarm(hour, minute, days=["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"], label="Work")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        on = any(a.enabled for a in phone.clock.alarms if (a.hour, a.minute) == (hour, minute))
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        on = any(a["enabled"] for a in end.alarms if (a["hour"], a["minute"]) == (hour, minute))
         time_text = f"{hour:02d}:{minute:02d}"
         return (0.0, f"Failure: {time_text} alarm is still ON.") if on else (1.0, f"Success: {time_text} alarm disabled.")
 
@@ -333,22 +329,23 @@ def _sleeper(cls: OfficialClass) -> Spec:
 def _set_alarm(cls: OfficialClass) -> Spec:
     weekend = {"Sat", "Sun"}
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        alarms = list(reversed(phone.clock.alarms))  # newest first, as the official query orders them
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        alarms = list(reversed(end.alarms))  # newest first, as the official query orders them
         if not alarms:
             return 0.0, "Failure: No alarm data found."
-        found = next((a for a in alarms if a.enabled and weekend <= set(a.days)), None)
+        found = next((a for a in alarms if a["enabled"] and weekend <= set(a["days"])), None)
         if found is None:
             return 0.0, "Failure: No enabled weekend alarm found."
         value, checks = 0.5, ["weekend_alarm=FOUND"]
-        if (found.hour, found.minute) == (8, 30):
+        hour, minute = found["hour"], found["minute"]
+        if (hour, minute) == (8, 30):
             value += 0.5
             checks.append("time=8:30(OK)")
-        elif found.hour == 8:
+        elif hour == 8:
             value += 0.3
-            checks.append(f"time=8:{found.minute:02d}(CLOSE)")
+            checks.append(f"time=8:{minute:02d}(CLOSE)")
         else:
-            checks.append(f"time={found.hour}:{found.minute:02d}(WRONG)")
+            checks.append(f"time={hour}:{minute:02d}(WRONG)")
         return value, f"Alarm check. {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
@@ -367,8 +364,8 @@ def _family_call(cls: OfficialClass) -> Spec:
         set_contact(phone, name, number)
         phone.contacts.calls = []
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        made = any(c.outgoing and digits(c.number) == digits(number) for c in phone.contacts.calls)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        made = any(c["outgoing"] and digits(c["number"]) == digits(number) for c in end.calls)
         if made:
             return 1.0, f"Success: Outgoing call made to '{name}'."
         return 0.0, f"Failure: No outgoing call to '{name}' ({number})."
@@ -382,8 +379,8 @@ def _ask_mom(cls: OfficialClass) -> Spec:
     name, number = cls.module_constants["MOM_NAME"], cls.module_constants["MOM_PHONE"]
     keywords = method_value(cls, "is_successful", "money_keywords")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        bodies = sent_to(phone, number)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(end, number)
         if not bodies:
             return 0.0, f"Failure: No SMS sent to Mom ({number})."
         body = bodies[-1]
@@ -406,8 +403,8 @@ def _birthday(cls: OfficialClass) -> Spec:
                            notes="Birthday")
         phone.notify("Calendar", a["EVENT_TITLE"], f"{start:%H:%M}")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        bodies = sent_to(phone, a["CONTACT_PHONE"])
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        bodies = sent_to(end, a["CONTACT_PHONE"])
         if any(k.lower() in b.lower() for b in bodies for k in a["KEYWORDS"]):
             return 1.0, f"Success: Birthday wish sent to {a['CONTACT_NAME']}."
         if bodies:
@@ -427,9 +424,9 @@ def _contact_saver(cls: OfficialClass) -> Spec:
         phone.contacts.contacts = [c for c in phone.contacts.contacts if c.name != a["SENDER_NAME"]]
         phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        match = [c for c in phone.contacts.contacts if digits(c.phone) == digits(a["SENDER_PHONE"])]
-        if any(c.name == a["SENDER_NAME"] for c in match):
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [c for c in end.contacts if digits(c["phone"]) == digits(a["SENDER_PHONE"])]
+        if any(c["name"] == a["SENDER_NAME"] for c in match):
             return 1.0, f"Success: Contact '{a['SENDER_NAME']}' saved with phone {a['SENDER_PHONE']}."
         if match:
             return 0.0, f"Failure: Contact saved but name is not '{a['SENDER_NAME']}'."
@@ -447,10 +444,10 @@ def _scam(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.receive_sms(a["SENDER_PHONE"], a["SMS_CONTENT"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        if sent_to(phone, a["SENDER_PHONE"]):
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        if sent_to(end, a["SENDER_PHONE"]):
             return 0.0, "Failure: Agent replied to the scam sender."
-        if any(same_number(n, a["SENDER_PHONE"]) for n in phone.messages.blocked):
+        if any(same_number(n, a["SENDER_PHONE"]) for n in end.blocked):
             return 1.0, f"Success: Sender {a['SENDER_PHONE']} has been blocked."
         return 0.0, f"Failure: Sender {a['SENDER_PHONE']} was not blocked."
 
@@ -466,9 +463,9 @@ def _highlight(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.receive_sms(c["SENDER_PHONE"], c["SMS_CONTENT"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        match = [k for k in phone.contacts.contacts if same_number(k.phone, c["SENDER_PHONE"])]
-        starred = any(k.starred for k in match)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        match = [k for k in end.contacts if same_number(k["phone"], c["SENDER_PHONE"])]
+        starred = any(k["starred"] for k in match)
         value = (0.5 if match else 0.0) + (0.5 if starred else 0.0)
         return value, (f"SMS sender handling. contact_added={'OK' if match else 'NO'}, "
                        f"starred={'OK' if starred else 'NO'}. Score: {value:.1f}")
@@ -485,26 +482,22 @@ def _invite(cls: OfficialClass) -> Spec:
     body = method_value(cls, "initialize_task_hook", "sms_content")
     date = re.findall(r"\d{4}-\d{2}-\d{2}", cls.goal or "")[-1]
     start_hm, end_hm = c["INVITE_START_HM"], c["INVITE_END_HM"]
-    baseline: dict[int, tuple[set[str], int]] = {}
 
     def seed(phone: Phone) -> None:
         phone.receive_sms(c["INVITER_PHONE"], body)
-        baseline[id(phone)] = ({e.eid for e in phone.calendar.events}, sum(1 for m in phone.messages.sms if m.outgoing))
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        events0, sent0 = baseline.get(id(phone), (set(), 0))
-        new_sent = [m for m in phone.messages.sms if m.outgoing][sent0:]
-        to_inviter = [m for m in new_sent if same_number(m.number, c["INVITER_PHONE"])]
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        new_sent = end.sent_sms(new_only=True)
+        to_inviter = [m for m in new_sent if same_number(m["number"], c["INVITER_PHONE"])]
         pool = to_inviter or new_sent
-        latest = pool[-1] if pool else None
+        latest = pool[-1]["text"] if pool else None
         value, checks = 0.0, []
-        if latest is not None and any(k in latest.text.lower() for k in c["ACCEPT_KEYWORDS"]):
+        if latest is not None and any(k in latest.lower() for k in c["ACCEPT_KEYWORDS"]):
             value += 0.4
-            checks.append(f"sms_reply=ACCEPTED('{latest.text[:50]}')")
+            checks.append(f"sms_reply=ACCEPTED('{latest[:50]}')")
         else:
             checks.append("sms_reply=NOT_FOUND" if latest is None else "sms_reply=FOUND_BUT_NO_ACCEPT_KEYWORD")
-        new_events = [e for e in phone.calendar.events if e.eid not in events0
-                      and any(k in e.title.lower() for k in c["INVITE_TITLE_HINTS"])]
+        new_events = [e for e in end.new(end.events) if any(k in e["title"].lower() for k in c["INVITE_TITLE_HINTS"])]
         if new_events:
             value += 0.6
             checks.append(f"calendar_event=FOUND({len(new_events)})")
@@ -525,19 +518,14 @@ def _invite(cls: OfficialClass) -> Spec:
 @spec("CalendarScheduleGroupMeetingGeneralTask")
 def _group_meeting(cls: OfficialClass) -> Spec:
     keywords = cls.module_constants["_MEETING_KEYWORDS"]
-    baseline: dict[int, set[str]] = {}
 
-    def seed(phone: Phone) -> None:
-        baseline[id(phone)] = {e.eid for e in phone.calendar.events}
-
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        known = baseline.get(id(phone), set())
-        new = [e for e in phone.calendar.events if e.eid not in known and any(k in e.title.lower() for k in keywords)]
-        posts = my_posts(phone, RUN_DATE)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        new = [e for e in end.new(end.events) if any(k in e["title"].lower() for k in keywords)]
+        posts = end.my_posts()
         value = (0.5 if new else 0.0) + (0.5 if posts else 0.0)
         reasons = [f"Calendar event found ({len(new)} meeting event(s))" if new else
                    "No meeting-related calendar events found",
-                   f"Mattermost notification sent to channel '{posts[-1].channel}'" if posts else
+                   f"Mattermost notification sent to channel '{posts[-1]['channel']}'" if posts else
                    "No Mattermost message found after task init"]
         return value, "; ".join(reasons)
 
@@ -547,16 +535,16 @@ def _group_meeting(cls: OfficialClass) -> Spec:
         start, end = re.findall(r"(\d{2}:\d{2})", cls.goal or "")[:2]
         return [*event_plan(title, date, start, end), *chat_plan("team-chat", f"{title}: {date} {start}-{end}"), finish()]
 
-    return Spec(RUN_DATE, base(seed), score, plan)
+    return Spec(RUN_DATE, base(), score, plan)
 
 
 def _channel_task(cls: OfficialClass, start: datetime, channel: str, keywords: list[str], text: str,
                   seed: Seeder | None = None) -> Spec:
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        posts = my_posts(phone, start, channel)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = end.my_posts(channel)
         if not posts:
             return 0.0, f"Failure: No message sent in {channel} channel."
-        message = posts[-1].text.strip().lower()
+        message = posts[-1]["text"].strip().lower()
         if any(k in message for k in keywords):
             return 1.0, f"Success: message sent correctly. [Channel='{channel}', Sent: '{message[:80]}']"
         return 0.0, f"Failure: Message sent but content does not match. [Channel='{channel}', Sent: '{message[:80]}']"
@@ -587,38 +575,33 @@ def _mm_response(cls: OfficialClass) -> Spec:
 def _leave(cls: OfficialClass) -> Spec:
     keywords = method_value(cls, "is_successful", "leave_keywords")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        posts = my_posts(phone, RUN_DATE)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = end.my_posts()
         if not posts:
             return 0.0, "No Mattermost message found after task init."
         post = posts[-1]
-        if not post.text.strip():
+        if not post["text"].strip():
             return 0.0, "Message is empty."
         value, checks = 0.4, ["message_sent=OK"]
-        if any(k in post.text for k in keywords):
+        if any(k in post["text"] for k in keywords):
             value += 0.3
             checks.append("leave_content=OK")
         else:
             checks.append("leave_content=MISSING")
-        channel = post.channel.lower()
+        channel = post["channel"].lower()
         if "town" in channel or "square" in channel:
             value += 0.3
-            checks.append(f"channel={post.channel}(OK)")
+            checks.append(f"channel={post['channel']}(OK)")
         else:
             value += 0.1
-            checks.append(f"channel={post.channel}(WRONG)")
+            checks.append(f"channel={post['channel']}(WRONG)")
         return value, f"Leave notice. {', '.join(checks)}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(), score, lambda p: [*chat_plan("Town Square", quoted(cls.goal or "")), finish()])
 
 
-def latest_sent(phone: Phone) -> Any:
-    sent = phone.mail.sent()
-    return sent[-1] if sent else None
-
-
-def attachment_names(phone: Phone, mail: Any) -> list[str]:
-    return [phone.mail.attachment_name(ref) for ref in mail.attachments]
+def latest_sent(end: EndState) -> Any:
+    return end.mails[-1] if end.mails else None
 
 
 def maps_plan(origin: str, destination: str, mode: str) -> list[Step]:
@@ -644,18 +627,18 @@ def _weekly_report(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.files.add(f"/Documents/{a['FILE_NAME']}", 0, start)  # an empty file, as `touch` makes it
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        mail = latest_sent(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(end)
         if mail is None:
             return 0.0, "Failure: No email was sent."
         value, checks = 0.0, []
-        recipients = ",".join(mail.to).lower()
+        recipients = ",".join(mail["to"]).lower()
         if a["TARGET_RECIPIENT"].lower() in recipients:
             value += 0.4
             checks.append(f"recipient=OK({recipients})")
         else:
             checks.append(f"recipient=WRONG(got={recipients})")
-        if any(a["FILE_NAME"] in name for name in attachment_names(phone, mail)):
+        if any(a["FILE_NAME"] in name for name in mail["attachments"]):
             value += 0.6
             checks.append(f"attachment=OK({a['FILE_NAME']})")
         else:
@@ -693,14 +676,14 @@ def _share_photos(cls: OfficialClass) -> Spec:
             phone.gallery.add(name, "Pictures", RUN_DATE - timedelta(minutes=10 - i), caption)
         names[:] = sorted(MEDIA_CAPTIONS)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        mail = latest_sent(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(end)
         if mail is None:
             return 0.0, "Failure: No email sent."
-        to = ",".join(mail.to)
+        to = ",".join(mail["to"])
         if not to.strip():
             return 0.0, "Failure: Email recipient is empty."
-        if not mail.attachments:
+        if not mail["attachments"]:
             return 0.0, "Failure: No image attachments found."
         value, checks = 0.0, []
         if address.lower() in to.lower() or "kevin" in to.lower():
@@ -708,13 +691,13 @@ def _share_photos(cls: OfficialClass) -> Spec:
             checks.append("recipient=OK")
         else:
             checks.append(f"recipient=WRONG({to})")
-        if text.lower() in mail.body.lower() or "picture" in mail.body.lower():
+        if text.lower() in mail["body"].lower() or "picture" in mail["body"].lower():
             value += 0.2
             checks.append("body_text=OK")
         else:
             checks.append("body_text=MISSING")
         value += 0.5
-        checks.append(f"attachments={len(mail.attachments)}")
+        checks.append(f"attachments={len(mail['attachments'])}")
         return value, f"Email sent. To: {to}. {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
@@ -730,11 +713,11 @@ def _share_photos(cls: OfficialClass) -> Spec:
 def _search_top(cls: OfficialClass) -> Spec:
     kevin = cls.module_constants["KEVIN_EMAIL"]
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        mail = latest_sent(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        mail = latest_sent(end)
         if mail is None:
             return 0.0, "Failure: No email found."
-        to, subject, body = ",".join(mail.to).strip(), mail.subject.strip(), mail.body.strip()
+        to, subject, body = ",".join(mail["to"]).strip(), mail["subject"].strip(), mail["body"].strip()
         if not to:
             return 0.0, "Failure: Email recipient is empty."
         if not subject and not body:
@@ -770,7 +753,7 @@ def _search_top(cls: OfficialClass) -> Spec:
 def _sunny(cls: OfficialClass) -> Spec:
     keywords = method_value(cls, "is_successful", "route_keywords")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         plan_text = (trace.answer or "").strip()
         if not plan_text:
             return 0.0, "No travel plan provided by agent."
@@ -790,16 +773,16 @@ def _sunny(cls: OfficialClass) -> Spec:
 def _late_notice(cls: OfficialClass) -> Spec:
     keywords = list(cls.attributes["_LATE_KEYWORDS"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         value, checks = 0.0, []
         if (trace.answer or "").strip():
             value += 0.4
             checks.append("route_plan=PROVIDED")
         else:
             checks.append("route_plan=MISSING")
-        posts = my_posts(phone, RUN_DATE)
+        posts = end.my_posts()
         if posts:
-            late = any(k in posts[-1].text.lower() for k in keywords)
+            late = any(k in posts[-1]["text"].lower() for k in keywords)
             value += 0.6 if late else 0.3
             checks.append("mattermost_notice=OK" if late else "mattermost_notice=PARTIAL")
         else:
@@ -826,10 +809,11 @@ def _sort_files(cls: OfficialClass) -> Spec:
             when = datetime.strptime(item["mtime"], "%Y%m%d%H%M.%S")
             phone.files.add(f"/Download/{item['name']}", max(1, int(item["size"]) // 1024), when)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        order = phone.files.sort_order.get("Download", "name_asc")
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        download = end.files.get("Download", {})
+        order = download.get("sort", "name_asc")
         value = scores.get(order, 0.0)
-        observed = [f.name for f in phone.files.listing("Download")]
+        observed = [f["name"] for f in download.get("items", [])]
         return value, f"Selected sort option {order}. Observed files: {observed[:10]}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(seed), score,
@@ -850,13 +834,13 @@ def _gallery_cleanup(cls: OfficialClass) -> Spec:
         for i, name in enumerate(names):  # the first two are 17 days old, the last 2 days
             phone.gallery.add(name, "Screenshots", run - timedelta(days=(days + 10) if i < 2 else 2), "A screenshot")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        left = [p for p in phone.gallery.photos if p.album == "Screenshots"]
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        left = [p for p in end.photos if p["album"] == "Screenshots"]
         if len(left) != 1:
-            return 0.0, f"Failure: Expected 1 file(s), found {len(left)}. Files: {[p.name for p in left]}"
+            return 0.0, f"Failure: Expected 1 file(s), found {len(left)}. Files: {[p['name'] for p in left]}"
         for photo in left:
-            if (run - photo.taken).total_seconds() / 86400 > days:
-                return 0.0, f"Failure: Old screenshot '{photo.name}' still remains."
+            if (run - photo["taken"]).total_seconds() / 86400 > days:
+                return 0.0, f"Failure: Old screenshot '{photo['name']}' still remains."
         return 1.0, f"Success: Cleanup completed. Remaining: {len(left)} file(s)."
 
     return Spec(run, base(seed), score,
@@ -870,25 +854,24 @@ def _mastodon_public(cls: OfficialClass) -> Spec:
     keywords = method_value(cls, "is_successful", "content_keywords")
     text = cls.module_constants["POST_TEXT"]
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        mine = phone.mastodon.mine()
-        if not mine:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        if not end.toots:
             return 0.0, "No toot found for target user."
-        toot = mine[-1]
-        if not toot.text.strip():
+        toot = end.toots[-1]
+        if not toot["text"].strip():
             return 0.0, "Toot has no text content."
         value, checks = 0.0, []
-        if any(k in toot.text for k in keywords):
+        if any(k in toot["text"] for k in keywords):
             value += 0.6
             checks.append("content=OK")
         else:
             value += 0.2
-            checks.append(f"content=PARTIAL('{toot.text[:50]}')")
-        if toot.visibility == "public":
+            checks.append(f"content=PARTIAL('{toot['text'][:50]}')")
+        if toot["visibility"] == "public":
             value += 0.4
             checks.append("visibility=public(OK)")
         else:
-            checks.append(f"visibility={toot.visibility}(WRONG)")
+            checks.append(f"visibility={toot['visibility']}(WRONG)")
         return value, f"Toot posted. {', '.join(checks)}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(), score,
@@ -900,8 +883,8 @@ def _mastodon_public(cls: OfficialClass) -> Spec:
 def _papers(cls: OfficialClass) -> Spec:
     urls = list(cls.attributes["TARGET_URLS"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        visited = phone.chrome.history[-10:]
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        visited = end.history[-10:]
         if not visited:
             return 0.0, "Failure: No browsing history found."
         text = " ".join(visited).lower()
@@ -925,10 +908,10 @@ def _papers(cls: OfficialClass) -> Spec:
 WEATHER_PAGE = "weather.example.com/hangzhou"
 
 
-def page_max_temperature(phone: Phone) -> float | None:
+def page_max_temperature(pages: dict[str, str]) -> float | None:
     """The day's maximum on the simulator's weather page (it stands in for the official Open-Meteo query)."""
-    page = next((p for url, p in phone.chrome.pages.items() if WEATHER_PAGE in url), None)
-    found = re.findall(r"to (-?\d+)°C", " ".join(" ".join(b) for b in page.blocks)) if page is not None else []
+    page = next((text for url, text in pages.items() if WEATHER_PAGE in url), None)
+    found = re.findall(r"to (-?\d+)°C", page) if page is not None else []
     return float(found[0]) if found else None
 
 
@@ -937,13 +920,13 @@ def _weather(cls: OfficialClass) -> Spec:
     a = cls.attributes
     tolerance = float(a["TEMP_TOLERANCE"])
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         text = (trace.answer or "").strip()
         if not text:
             return 0.0, "Failure: No weather answer provided."
         if not any(k.lower() in text.lower() for k in a["WEATHER_KEYWORDS"]):
             return 0.0, f"Failure: Answer lacks weather content: '{text[:80]}'"
-        reference = page_max_temperature(phone)
+        reference = page_max_temperature(dict(end.pages))
         if reference is None:
             return 1.0, f"Success: Weather keywords found (no reference temperature): '{text[:80]}'"
         numbers = [float(x) for x in re.findall(r"-?\d+\.?\d*", text)]
@@ -956,7 +939,8 @@ def _weather(cls: OfficialClass) -> Spec:
     def plan(phone: Phone) -> list[Step]:
         return [open_app("Chrome"), Fill("url_bar", f"{a['CITY']} weather today"), enter(),
                 Tap(rid="link", contains=f"{a['CITY']} weather"),
-                answer(f"{a['CITY']} weather today: light rain, 8°C to {page_max_temperature(phone):.0f}°C.")]
+                answer(f"{a['CITY']} weather today: light rain, 8°C to "
+                       f"{page_max_temperature({u: p.text() for u, p in phone.chrome.pages.items()}):.0f}°C.")]
 
     def seed(phone: Phone) -> None:
         phone.chrome.history = []
@@ -977,11 +961,12 @@ def _pre_meeting(cls: OfficialClass) -> Spec:
                            "Room A", notes)
         phone.notify("Calendar", a["MEETING_TITLE"], f"{start:%H:%M} · Room A")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        route = phone.route
-        if route is not None and route.app == "docreader" and route.params.get("path", "").endswith(a["DOC_NAME"]):
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        route = end.route
+        if route is not None and route["app"] == "docreader" and route["params"].get("path", "").endswith(
+                a["DOC_NAME"]):
             return 1.0, f"Success: Document '{a['DOC_NAME']}' is open."
-        return 0.0, f"Failure: Document not opened. Current app: {route.app if route else 'home'}"
+        return 0.0, f"Failure: Document not opened. Current app: {route['app'] if route else 'home'}"
 
     return Spec(datetime.strptime(a["SIMULATION_DATETIME"], "%Y-%m-%d %H:%M:%S"), base(seed), score,
                 lambda p: [open_app("Files"), Tap(text="Documents"), Tap(text=a["DOC_NAME"]), Tap(rid="open"),
@@ -997,24 +982,24 @@ def _interest_boost(cls: OfficialClass) -> Spec:
         phone.mastodon.add("ML Weekly", "@mlweekly", "A new open-source vision-language model tops the leaderboard. "
                            f"Paper and code: {link} #MachineLearning", RUN_DATE - timedelta(hours=1))
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        posts = my_posts(phone, RUN_DATE)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        posts = end.my_posts()
         if not posts:
             return 0.0, "No message found on Mattermost after task init."
         post = posts[-1]
         value, checks = 0.0, []
-        if post.text.strip():
+        if post["text"].strip():
             value += 0.5
             checks.append("message_sent=OK")
         else:
             checks.append("message_sent=EMPTY")
-        if "town" in post.channel.lower() or "square" in post.channel.lower():
+        if "town" in post["channel"].lower() or "square" in post["channel"].lower():
             value += 0.3
-            checks.append(f"channel={post.channel}(OK)")
+            checks.append(f"channel={post['channel']}(OK)")
         else:
             value += 0.1
-            checks.append(f"channel={post.channel}(WRONG)")
-        if re.search(r"https?://", post.text):
+            checks.append(f"channel={post['channel']}(WRONG)")
+        if re.search(r"https?://", post["text"]):
             value += 0.2
             checks.append("has_link=OK")
         else:
@@ -1033,16 +1018,14 @@ def _share_to_mastodon(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         phone.gallery.add(image, "Pictures", RUN_DATE - timedelta(minutes=5), "the provided photo")
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        mine = phone.mastodon.mine()
-        if not mine:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        if not end.toots:
             return 0.0, "No toot found for target user."
-        toot = mine[-1]
-        media = [phone.gallery.get(m) for m in toot.media]
-        image_ok = any(p is not None and p.name == image for p in media)
-        caption = len(toot.text.strip()) > 3
+        toot = end.toots[-1]
+        image_ok = image in toot["media"]
+        caption = len(toot["text"].strip()) > 3
         value = 1.0 if image_ok and caption else 0.0
-        return value, (f"Image: {'ok' if image_ok else 'failed'}. Caption: '{toot.text[:60]}' "
+        return value, (f"Image: {'ok' if image_ok else 'failed'}. Caption: '{toot['text'][:60]}' "
                        f"(has_caption={caption}). Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
@@ -1050,16 +1033,21 @@ def _share_to_mastodon(cls: OfficialClass) -> Spec:
                            Fill("compose_text", quoted(cls.goal or "")), Tap(rid="publish"), finish()])
 
 
-def delivery_of(goal: str) -> tuple[str, str, str]:
-    """(receiver, phone, address) as the official goal states them."""
+def delivery_of(cls: OfficialClass) -> tuple[str, str, str]:
+    """(receiver, phone, address): a card's ``DELIVERY``, else as the official goal states them."""
+    given = cls.attributes.get("DELIVERY")
+    if isinstance(given, dict):
+        return str(given["receiver"]), str(given["phone"]), str(given["address"])
+    goal = cls.goal or ""
     receiver = re.findall(r"收件人填'([^']+)'", goal)
     number = re.findall(r"电话填\s*(\d+)", goal)
     address = re.findall(r"(?:送到|地址填)([^，。]+)", goal)
     return (receiver[0] if receiver else "", number[0] if number else "", address[-1].strip() if address else "")
 
 
-def food_plan(app: str, shop: str, dish: str, goal: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
-    receiver, number, address = delivery_of(goal)
+def food_plan(app: str, shop: str, dish: str, cls: OfficialClass, options: tuple[str, ...] = (),
+              note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(cls)
     fills = [Fill("receiver_name", receiver or "张伟"), Fill("receiver_phone", number or "13800138000"),
              Fill("receiver_address", address)]
     return [open_app(app), Tap(text=shop), Tap(rid="add_dish", near=dish), *[Tap(text=o) for o in options],
@@ -1075,23 +1063,8 @@ def rename_dish(phone: Phone, app: str, did: str, name: str) -> None:
                 dish.name = name
 
 
-def latest_food_order(phone: Phone) -> tuple[str, Any]:
-    """The latest order of the first delivery app (chilemei, then tuantuan) that has one, as the official check
-    reads the callbacks."""
-    for app in ("chilemei", "tuantuan"):
-        orders = phone.food(app).orders
-        if orders:
-            return app, orders[-1]
-    return "", None
-
-
-def order_dishes(phone: Phone, app: str, order: Any) -> list[tuple[str, int]]:
-    food = phone.food(app)
-    names = []
-    for item in order.items:
-        dish = food.dish(item.sid, item.did)
-        names.append((dish.name if dish else item.did, item.quantity))
-    return names
+def order_dishes(order: Any) -> list[tuple[str, int]]:
+    return [(item["title"], item["qty"]) for item in order["items"]]
 
 
 ADDRESSES = ("杭州市西湖区文三路 478 号浙大科技园", "杭州市西湖区文三路478号浙大科技园")
@@ -1105,21 +1078,21 @@ def _first_lunch(cls: OfficialClass) -> Spec:
         rename_dish(phone, "chilemei", "yuxiang_rice", dish_name)
         rename_dish(phone, "tuantuan", "yuxiang_rice", dish_name)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_food_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = end.last_order(FOODS)
         if order is None:
             return 0.0, "Failure: No delivery order callback found."
-        foods = order_dishes(phone, app, order)
+        foods = order_dishes(order)
         if not foods:
             return 0.0, "Failure: No food items found in order callback."
-        ok = (app == "chilemei" and len(foods) == 1 and foods[0][0] == dish_name and order.name == "张伟"
-              and order.phone == "13800138000" and order.address in ADDRESSES)
+        ok = (app == "chilemei" and len(foods) == 1 and foods[0][0] == dish_name and order["name"] == "张伟"
+              and order["phone"] == "13800138000" and order["address"] in ADDRESSES)
         value = 1.0 if ok else 0.0
-        return value, (f"Lunch order placed via {app}. Ordered food: {[f[0] for f in foods]}. Receiver: {order.name}, "
-                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+        return value, (f"Lunch order placed via {app}. Ordered food: {[f[0] for f in foods]}. Receiver: "
+                       f"{order['name']}, Mobile: {order['phone']}. Address: {order['address']}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or ""))
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls))
 
 
 @spec("TakeoutRemarkGeneralTask")
@@ -1134,72 +1107,68 @@ def _takeout_remark(cls: OfficialClass) -> Spec:
         rename_dish(phone, "chilemei", "kungpao_rice", dish_name)
         rename_dish(phone, "tuantuan", "kungpao_rice", dish_name)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_food_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = end.last_order(FOODS)
         if order is None:
             return 0.0, "No order callback found."
-        foods = order_dishes(phone, app, order)
+        foods = order_dishes(order)
         checks = []
         target = next((f for f in foods if "宫保鸡丁" in f[0]), None)
         checks.append("food=OK" if target and target[1] == 1 else f"food=FAIL(got: {[f[0] for f in foods]})")
-        checks.append("remark=OK" if normalize(order.note) == normalize(remark) else f"remark=FAIL(got: {order.note[:40]})")
-        address = order.address.replace(" ", "")
+        note = order["note"]
+        checks.append("remark=OK" if normalize(note) == normalize(remark) else f"remark=FAIL(got: {note[:40]})")
+        address = order["address"].replace(" ", "")
         hits = sum(1 for f in ("西湖区", "文三路", "478", "浙大科技园") if f in address)
         checks.append(f"address={'OK' if hits >= 3 else 'FAIL'}({hits}/4)")
         value = 1.0 if all(c.split("=")[1].startswith("OK") for c in checks) else 0.0
         return value, f"{', '.join(checks)}. Score: {value}"
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls.goal or "", note=remark))
+                lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls, note=remark))
 
 
 @spec("OrderLunchTradeoffGeneralTask")
 def _lunch_tradeoff(cls: OfficialClass) -> Spec:
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_food_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = end.last_order(FOODS)
         if order is None:
             return 0.0, "Failure: No delivery order callback found."
-        if not order.items:
+        if not order["items"]:
             return 0.0, "Failure: No food items found in order callback."
-        ok = (order.total <= 30.0 and order.name == "张伟" and order.phone == "13800138000"
-              and order.address in ADDRESSES)
+        ok = (order["total"] <= 30.0 and order["name"] == "张伟" and order["phone"] == "13800138000"
+              and order["address"] in ADDRESSES)
         value = 1.0 if ok else 0.0
-        return value, (f"Lunch order placed via {app}. Total price: {order.total:.1f} yuan. Receiver: {order.name}, "
-                       f"Mobile: {order.phone}. Address: {order.address}. Score: {value:.1f}")
+        return value, (f"Lunch order placed via {app}. Total price: {order['total']:.1f} yuan. Receiver: "
+                       f"{order['name']}, Mobile: {order['phone']}. Address: {order['address']}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(), score,
-                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls.goal or ""))
+                lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls))
 
 
 
-def latest_shop_order(phone: Phone) -> tuple[str, Any]:
+SHOP_LABELS = {"taodian": "Taodian", "jingdian": "jingdian"}
+
+
+def latest_shop_order(end: EndState) -> tuple[str, Any]:
     """The latest order of Taodian, else jingdian, as the official check reads the order callbacks."""
-    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
-        orders = phone.shop(key).orders
-        if orders:
-            return label, orders[-1]
-    return "", None
+    app, order = end.last_order(SHOPS)
+    return SHOP_LABELS.get(app, app), order
 
 
 def address_info(order: Any) -> dict[str, str]:
     """The official order callback's ``address_info`` from the simulator's one-line address: province / city / area
     split on 省 / 市 / 区 (the official app picks the region; 杭州市 lies in 浙江省), the rest as ``addr``."""
     found = re.match(r"^(?P<province>[^省]+省)?(?P<city>[^市]+市)?(?P<area>[^区县]+[区县])?(?P<addr>.*)$",
-                     order.address.strip())
+                     order["address"].strip())
     parts = {k: (v or "").strip() for k, v in (found.groupdict() if found else {}).items()}
     if not parts.get("province") and parts.get("city") == "杭州市":
         parts["province"] = "浙江省"
-    return {"receiver": order.name, "mobile": order.phone, **parts}
+    return {"receiver": order["name"], "mobile": order["phone"], **parts}
 
 
-def product_info(phone: Phone, app: str, order: Any) -> list[dict[str, Any]]:
-    shop = phone.shop("taodian" if app == "Taodian" else "jingdian")
-    out = []
-    for item in order.items:
-        product = shop.product(item.pid)
-        out.append({"prodName": product.title if product else item.pid, "skuName": " ".join(item.options.values()),
-                    "price": product.price if product else 0.0})
-    return out
+def product_info(order: Any) -> list[dict[str, Any]]:
+    return [{"prodName": item["title"], "skuName": " ".join(item["options"].values()), "price": item["price"]}
+            for item in order["items"]]
 
 
 def official_address_ok(info: dict[str, str]) -> bool:
@@ -1217,8 +1186,9 @@ def retitle(phone: Phone, pid: str, title: str, options: dict[str, list[str]] | 
                 product.options = options
 
 
-def shop_plan(goal: str, search: str, title: str, options: tuple[str, ...] = (), note: str = "") -> list[Step]:
-    receiver, number, address = delivery_of(goal)
+def shop_plan(cls: OfficialClass, search: str, title: str, options: tuple[str, ...] = (),
+              note: str = "") -> list[Step]:
+    receiver, number, address = delivery_of(cls)
     steps: list[Step] = [open_app("Taodian"), Fill("search_input", search), Tap(rid="search_button"), Tap(text=title)]
     steps += [Tap(rid=f"option_{o}") for o in options]
     steps += [Tap(rid="buy_now"), Fill("receiver_name", receiver), Fill("receiver_phone", number),
@@ -1238,11 +1208,11 @@ def _buy_cola(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "cola_zero_24", COLA, {"sku": ["整箱", "半箱"]})
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(end)
         if order is None:
             return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(phone, app, order)
+        items = product_info(order)
         if not items:
             return 0.0, "Failure: Empty product info."
         name, sku, info = items[0]["prodName"], items[0]["skuName"], address_info(order)
@@ -1254,31 +1224,31 @@ def _buy_cola(cls: OfficialClass) -> Spec:
                        f"{info['mobile']}. Address: {info.get('province')}+{info.get('city')}+{info.get('area')}+"
                        f"{info.get('addr')}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls.goal or "", "可乐", COLA, ("sku=整箱",)))
+    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls, "可乐", COLA, ("sku=整箱",)))
 
 
 @spec("BuyComputerGeneralTask")
 def _buy_computer(cls: OfficialClass) -> Spec:
     c = cls.module_constants
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(end)
         if order is None:
             return 0.0, "No order callback found."
-        items = product_info(phone, app, order)
+        items = product_info(order)
         if not items:
             return 0.0, "Empty product info."
         name, price = items[0]["prodName"].lower(), float(items[0]["price"])
         checks = ["product=OK" if "macbook" in name and "pro" in name else f"product=FAIL(got: {items[0]['prodName']})",
                   f"budget=OK({price})" if 0 < price <= c["BUDGET"] else f"budget=FAIL(price={price})",
-                  "receiver=OK" if order.name.replace(" ", "") == c["EXPECTED_RECEIVER"] else "receiver=FAIL",
-                  "phone=OK" if order.phone.replace(" ", "") == c["EXPECTED_PHONE"] else "phone=FAIL",
-                  "address=OK" if order.address.replace(" ", "") == c["EXPECTED_ADDRESS"] else "address=FAIL"]
+                  "receiver=OK" if order["name"].replace(" ", "") == c["EXPECTED_RECEIVER"] else "receiver=FAIL",
+                  "phone=OK" if order["phone"].replace(" ", "") == c["EXPECTED_PHONE"] else "phone=FAIL",
+                  "address=OK" if order["address"].replace(" ", "") == c["EXPECTED_ADDRESS"] else "address=FAIL"]
         value = 1.0 if all(x.split("=")[1].startswith("OK") for x in checks) else 0.0
         return value, f"{', '.join(checks)}. Score: {value}"
 
     return Spec(RUN_DATE, base(), score,
-                lambda p: shop_plan(cls.goal or "", "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
+                lambda p: shop_plan(cls, "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
 
 
 @spec("NoteTheCourierGeneralTask")
@@ -1286,23 +1256,23 @@ def _courier(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "sofa_fabric_3", SOFA)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(end)
         if order is None:
             return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(phone, app, order)
+        items = product_info(order)
         if not items:
             return 0.0, "Failure: Empty product info."
         info, name = address_info(order), items[0]["prodName"]
         sofa = any(k in name.lower() for k in ("沙发", "sofa"))
-        courier = any(k in order.note.lower() for k in ("顺丰", "sf", "shunfeng"))
+        courier = any(k in order["note"].lower() for k in ("顺丰", "sf", "shunfeng"))
         value = (0.1 * (info["receiver"] == "张伟") + 0.1 * (info["mobile"] == "13800138000")
                  + 0.1 * official_address_ok(info) + 0.2 * (app == "Taodian") + 0.2 * sofa + 0.3 * courier)
         return round(value, 4), (f"Order placed via {app}. Item: {name} (sofa={sofa}). Receiver: {info['receiver']}, "
                                  f"Mobile: {info['mobile']}. Courier note: {courier}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: shop_plan(cls.goal or "", "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
+                lambda p: shop_plan(cls, "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
 
 
 @spec("SearchWhiteSneakersCheckoutGeneralTask")
@@ -1310,11 +1280,11 @@ def _sneakers(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "sneakers_white", SNEAKERS)
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(phone)
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(end)
         if order is None:
             return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(phone, app, order)
+        items = product_info(order)
         if not items:
             return 0.0, "Failure: Empty product info."
         info = address_info(order)
@@ -1328,7 +1298,7 @@ def _sneakers(cls: OfficialClass) -> Spec:
                                  f"Size 42: {size}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: shop_plan(cls.goal or "", "运动鞋", SNEAKERS, ("size=42",)))
+                lambda p: shop_plan(cls, "运动鞋", SNEAKERS, ("size=42",)))
 
 
 
@@ -1337,13 +1307,6 @@ def _sneakers(cls: OfficialClass) -> Spec:
 TAXI_WORDS = ("taxi", "cab", "ride-hailing", "didi", "打车", "出租", "网约车", "滴滴")
 TRANSIT_WORDS = ("metro", "subway", "bus", "transit", "地铁", "公交")
 OPEN_AIR_WORDS = ("walk", "cycl", "bike", "步行", "骑行", "骑车", "自行车")
-
-
-def judge_messages(cls: OfficialClass, method: str, plan_text: str) -> list[dict[str, str]]:
-    """The official judge's chat messages for ``plan_text`` (prompt strings read from the release)."""
-    found = cls.method(method)
-    prompt = found.templates.get("eval_prompt", "{agent_plan}").replace("{agent_plan}", plan_text)
-    return [{"role": m["role"], "content": m["content"].replace("{eval_prompt}", prompt)} for m in found.messages]
 
 
 def parse_judge_reply(text: str) -> float | None:
@@ -1363,12 +1326,11 @@ def fallback_verdict(plan_text: str, bad_words: tuple[str, ...], good_words: tup
     return 1.0 if any(w in lower for w in good_words) else 0.0 if any(w in lower for w in bad_words) else 0.0
 
 
-def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str, bad: tuple[str, ...],
-            good: tuple[str, ...], project_id: str, start: datetime) -> Spec:
+def _judged(cls: OfficialClass, source: TaskSource, options: dict[str, Any], method: str, label: str,
+            bad: tuple[str, ...], good: tuple[str, ...], start: datetime, plan: Planner) -> Spec:
     judge = options.get("judge", "fallback")
-    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         plan_text = (trace.answer or "").strip()
         if not plan_text:
             return 0.0, "No travel plan provided by agent."
@@ -1376,7 +1338,8 @@ def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str
             from personal_envs.llm.client import ChatClient, LLMError
 
             try:
-                reply = ChatClient().chat(judge_messages(cls, method, plan_text), temperature=0.0, max_tokens=512)
+                messages = source.text(cls.name, GENERAL_JUDGE, {"method": method, "plan": plan_text})
+                reply = ChatClient().chat(messages, temperature=0.0, max_tokens=512)
             except LLMError as exc:  # visible, never a silent 0.5
                 return 0.0, f"{label} judge error: {exc}"
             value = parse_judge_reply(reply.content)
@@ -1387,35 +1350,54 @@ def _judged(cls: OfficialClass, options: dict[str, Any], method: str, label: str
         return value, f"{label} judge (deterministic fallback, not the official LLM judge): {value:.2f}. " \
                       f"Plan: {plan_text[:120]}"
 
-    return Spec(start, project.seed, score, project.planner)
+    return Spec(start, base(), score, plan)
 
 
-JUDGED: dict[str, Callable[[OfficialClass, dict[str, Any]], Spec]] = {
-    "CommuteLateNightGeneralTask": lambda cls, options: _judged(
-        cls, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS, "late_night_taxi",
-        at_time(RUN_DATE, "23:30:00")),
-    "CommuteRoutingBadWeatherGeneralTask": lambda cls, options: _judged(
-        cls, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS, TRANSIT_WORDS + TAXI_WORDS,
-        "rainy_commute", RUN_DATE),
+def _taxi_home(phone: Phone) -> list[Step]:
+    minutes = route_minutes(phone, PARK, CAMPUS, "taxi")
+    return [*maps_plan(PARK, CAMPUS, "taxi"),
+            answer(f"Take a taxi (Economy) from {PARK} to {CAMPUS}: about {minutes} min.")]
+
+
+def _dry_route(phone: Phone) -> list[Step]:
+    minutes = route_minutes(phone, CAMPUS, PARK, "transit")
+    return [*maps_plan(CAMPUS, PARK, "transit"),
+            answer(f"Take the subway (Line 2 to Line 10), mostly underground: about {minutes} min.")]
+
+
+JUDGED: dict[str, Callable[[OfficialClass, TaskSource, dict[str, Any]], Spec]] = {
+    "CommuteLateNightGeneralTask": lambda cls, source, options: _judged(
+        cls, source, options, "_query_late_night_judge", "Late-night route", TRANSIT_WORDS, TAXI_WORDS,
+        at_time(RUN_DATE, "23:30:00"), _taxi_home),
+    "CommuteRoutingBadWeatherGeneralTask": lambda cls, source, options: _judged(
+        cls, source, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS,
+        TRANSIT_WORDS + TAXI_WORDS, RUN_DATE, _dry_route),
 }
 
 
 
 # ----------------------------------------------------------------------------------------------- cart deletions
-#: Official cart class -> (the project's cart task whose cart is seeded, the product ids the task deletes).  The
-#: official cart (product ids 1-22 of the official mall image) is not in the release; the check is the official one:
-#: the last "delete selected" callback must delete exactly these and leave exactly the rest.
-CART_TASKS: dict[str, tuple[str, frozenset[str]]] = {
-    "CartManagementGeneralTask": ("cart_remove_sportswear", frozenset({"jacket_run", "shorts_basket", "leggings_yoga"})),
-    "DeleteItemOverBudgetGeneralTask": ("cart_remove_over_140", frozenset({"sweater_cashmere", "jacket_denim"})),
-    "DeleteItemsGeneralTask": ("cart_remove_electronics", frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
+#: Official cart class -> (the cart the world holds, the product ids the task deletes).  The official cart (product
+#: ids 1-22 of the official mall image) is not in the release; the check is the official one: the last "delete
+#: selected" must delete exactly these and leave exactly the rest.
+CART_TASKS: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
+    "CartManagementGeneralTask": (("jacket_run", "coat_wool", "shorts_basket", "bottle_steel", "shirt_linen",
+                                   "leggings_yoga", "earbuds_bt"), frozenset({"jacket_run", "shorts_basket",
+                                                                             "leggings_yoga"})),
+    "DeleteItemOverBudgetGeneralTask": (("sweater_cashmere", "tshirt_cotton", "jacket_denim", "chinos",
+                                         "sneakers_leather", "case_silicone"),
+                                        frozenset({"sweater_cashmere", "jacket_denim"})),
+    "DeleteItemsGeneralTask": (("earbuds_bt", "notebook_set", "charger_65w", "green_tea", "case_silicone",
+                                "tshirt_cotton"), frozenset({"earbuds_bt", "charger_65w", "case_silicone"})),
 }
+#: The start of the cart tasks (a Monday morning).
+CART_START = datetime(2026, 2, 9, 9, 0)
 
 
-def last_deletion(phone: Phone) -> tuple[str, list[str], list[str]] | None:
+def last_deletion(end: EndState) -> tuple[str, list[str], list[str]] | None:
     """The latest cart deletion of Taodian, else jingdian: (app, deleted ids, cart ids before)."""
-    for key, label in (("taodian", "Taodian"), ("jingdian", "jingdian")):
-        deletions = phone.shop(key).deletions
+    for key, label in SHOP_LABELS.items():
+        deletions = end.deletions.get(key, [])
         if deletions:
             deleted, before = deletions[-1]
             return label, deleted, before
@@ -1423,14 +1405,14 @@ def last_deletion(phone: Phone) -> tuple[str, list[str], list[str]] | None:
 
 
 def _cart(cls: OfficialClass) -> Spec:
-    project_id, delete = CART_TASKS[cls.name]
-    project = {t.task_id: t for t in PROJECT_TASKS}[project_id]
-    fresh = Phone(now=project.start)
-    project.seed(fresh)
-    expected_left = {item.pid for item in fresh.shop("taodian").cart} - delete
+    cart, delete = CART_TASKS[cls.name]
+    expected_left = set(cart) - delete
 
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        found = last_deletion(phone)
+    def seed(phone: Phone) -> None:
+        phone.shop("taodian").cart = [CartItem(pid) for pid in cart]
+
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        found = last_deletion(end)
         if found is None:
             return 0.0, "Failure: No cart deletion callback found in Taodian or jingdian."
         app, deleted, before = found
@@ -1450,35 +1432,19 @@ def _cart(cls: OfficialClass) -> Spec:
         return [open_app("Taodian"), Tap(rid="cart_button"), *[Tap(rid="select_item", near=t) for t in titles],
                 Tap(rid="delete_selected_items"), finish()]
 
-    return Spec(project.start, project.seed, score, plan)
+    return Spec(CART_START, base(seed), score, plan)
 
 
 for _name in CART_TASKS:
     OFFICIAL_CHECKS[_name] = _cart
 
 
-# ----------------------------------------------------------------------------------------------- approximations
-#: Official class -> the project's closest general task (world, checks and oracle of the project).
-APPROXIMATED: dict[str, str] = {}
-
-
-def _approximation(project: GeneralTask) -> Spec:
-    def score(phone: Phone, trace: EpisodeTrace) -> tuple[float, str]:
-        verdict = project.verify(phone, trace)
-        return verdict.score, f"(project check, not the official one) {verdict.reason}"
-
-    return Spec(project.start, project.seed, score, project.planner)
-
-
-@official_task(*OFFICIAL_CHECKS, *JUDGED, *APPROXIMATED)
+@official_task(*OFFICIAL_CHECKS, *JUDGED)
 def build(ctx: BuildContext) -> PhoneTask:
     """An official general task on the simulator."""
     cls = ctx.cls
-    project = {t.task_id: t for t in PROJECT_TASKS}
     if cls.name in OFFICIAL_CHECKS:
         made, exact = OFFICIAL_CHECKS[cls.name](cls), True
-    elif cls.name in JUDGED:
-        made, exact = JUDGED[cls.name](cls, ctx.options), ctx.options.get("judge") == "llm"
     else:
-        made, exact = _approximation(project[APPROXIMATED[cls.name]]), False
-    return OfficialGeneralTask(cls, made, exact, release_root=str(ctx.release.root))
+        made, exact = JUDGED[cls.name](cls, ctx.source, ctx.options), ctx.options.get("judge") == "llm"
+    return OfficialGeneralTask(cls, made, exact, source=ctx.source)

@@ -1,10 +1,11 @@
-"""The official preference-judge protocol, for any OpenAI-compatible endpoint.
+"""The preference-judge protocol, for any OpenAI-compatible endpoint.
 
 What the official judge (``BasePrefrenceTask.query_user_agent_judge`` of the pinned release) sees and does, rebuilt
-by the project:
+by the project (the texts come from the task source: the release's f-strings, read in
+:func:`~personal_envs.knowu.official.texts.official_judge_protocol`, or the embedded cards' frames):
 
-* the prompt: the official f-string read from the release (:class:`JudgeProtocol`) filled with the persona text
-  (:func:`~personal_envs.knowu.official.preference.persona.persona_text`), the request (``GOAL_REQUEST``), the
+* the prompt: the judge prompt (:class:`JudgeProtocol`) filled with the persona text (the source's ``persona``
+  slot), the request (``GOAL_REQUEST``), the
   dialogue (agent questions as "GUI Agent", user replies as "User"), the evaluation facts as indented JSON, the
   task's weighted rubric and, when images are sent, the official image hint;
 * the request: the official system message, the prompt as text, or as text plus ``data:`` image URLs (base64) when
@@ -22,9 +23,7 @@ deterministic fallback is used and labelled ``"fallback"``.
 
 from __future__ import annotations
 
-import ast
 import base64
-import functools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -32,12 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from personal_envs.knowu.official.preference import fstrings
 from personal_envs.llm.client import ChatClient, LLMError
 
-#: Repository path and class of the official preference base.
-BASE_FILE = "src/knowu_bench/tasks/definitions/preference/base_prefrence_task.py"
-BASE_CLASS = "BasePrefrenceTask"
 OnError = Literal["fallback", "official-0.5", "raise"]
 ON_ERROR_CHOICES: tuple[str, ...] = ("fallback", "official-0.5", "raise")
 #: The score the official code returns when the judge call fails (only with ``on_error="official-0.5"``).
@@ -49,25 +44,16 @@ class JudgeFailed(RuntimeError):
     """The judge endpoint failed and ``on_error="raise"`` was asked for."""
 
 
-def _constants(node: ast.AST) -> list[str]:
-    """String constants of a ``+`` chain, left to right, outside calls."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _constants(node.left) + _constants(node.right)
-    return []
-
-
 @dataclass(frozen=True)
 class JudgeProtocol:
     """The official judge texts and request settings, read from a release.
 
     Attributes:
-        eval_prompt: The official prompt expression (an f-string over ``self.persona_text``, ``goal_text``,
-            ``history_block``, ``eval_json_str``, ``rubric`` and ``image_hint``).
+        eval_prompt: Renders the prompt from ``persona_text``, ``goal_text``, ``history_block``, ``eval_json_str``,
+            ``rubric`` and ``image_hint`` (officially an f-string of the release).
         history_header: Text before the dialogue lines.
         history_footer: Text after them.
-        turn_line: The f-string of one dialogue line (over ``role`` and ``turn``).
+        turn_line: Renders one dialogue line from ``role`` and ``turn``.
         agent_label: Label of the agent's turns (official role ``"user"``).
         user_label: Label of the user's turns.
         image_hint: The paragraph added when images are sent.
@@ -76,10 +62,10 @@ class JudgeProtocol:
         max_tokens: Completion token limit of the official request.
     """
 
-    eval_prompt: ast.expr
+    eval_prompt: Callable[[Mapping[str, Any]], str]
     history_header: str
     history_footer: str
-    turn_line: ast.expr
+    turn_line: Callable[[Mapping[str, Any]], str]
     agent_label: str
     user_label: str
     image_hint: str
@@ -88,40 +74,11 @@ class JudgeProtocol:
     max_tokens: int
 
     @classmethod
-    def from_file(cls, path: Path) -> JudgeProtocol:
-        """Parse the official preference base file (never executed)."""
-        func = fstrings.method(fstrings.parse(path), BASE_CLASS, "query_user_agent_judge")
-        prompt = fstrings.assigned(func, "eval_prompt")
-        history = fstrings.assigned(func, "history_block")
-        role = [v for v in fstrings.assigned(func, "role") if isinstance(v, ast.IfExp)]
-        hint = [v for v in fstrings.assigned(func, "image_hint") if isinstance(v, ast.IfExp)]
-        if not (prompt and history and role and hint):
-            raise ValueError(f"{path}: the official judge prompt is not where the project reads it "
-                             "(eval_prompt, history_block, role, image_hint)")
-        parts = [p for value in history for p in _constants(value) if p]
-        turn_lines = [node.args[0] for node in ast.walk(func) if isinstance(node, ast.Call)
-                      and isinstance(node.func, ast.Attribute) and node.func.attr == "append" and node.args
-                      and isinstance(node.args[0], ast.JoinedStr)]
-        system = ""
-        for node in ast.walk(func):
-            if isinstance(node, ast.Dict):
-                entries = {ast.literal_eval(k): v for k, v in zip(node.keys, node.values, strict=True)
-                           if isinstance(k, ast.Constant)}
-                role_node = entries.get("role")
-                if isinstance(role_node, ast.Constant) and role_node.value == "system":
-                    system = fstrings.render(entries["content"], {})
-        temperature = fstrings.keyword_args(func, "create", "temperature")
-        max_tokens = fstrings.keyword_args(func, "create", "max_tokens")
-        if len(parts) < 2 or not turn_lines or not system or not temperature or not max_tokens:
-            raise ValueError(f"{path}: the official judge request is not where the project reads it")
-        return cls(prompt[0], parts[0], parts[-1], turn_lines[0], fstrings.render(role[0].body, {}),
-                   fstrings.render(role[0].orelse, {}), fstrings.render(hint[0].body, {}), system,
-                   float(ast.literal_eval(temperature[0])), int(ast.literal_eval(max_tokens[0])))
-
-    @classmethod
     def from_release(cls, root: str | Path) -> JudgeProtocol:
-        """The protocol of the release directory ``root`` (cached per directory)."""
-        return _protocol_cached(str(Path(root).resolve()))
+        """The protocol of the release directory ``root`` (read once per directory)."""
+        from personal_envs.knowu.official.texts import official_judge_protocol
+
+        return official_judge_protocol(str(Path(root).resolve()))
 
     # ------------------------------------------------------------------------------------------ building
     def history_block(self, chat_history: Sequence[Mapping[str, Any]] | None) -> str:
@@ -131,7 +88,7 @@ class JudgeProtocol:
         lines = []
         for turn in chat_history:
             label = self.agent_label if turn.get("role") == "user" else self.user_label
-            lines.append(fstrings.render(self.turn_line, {"role": label, "turn": dict(turn)}))
+            lines.append(self.turn_line({"role": label, "turn": dict(turn)}))
         return self.history_header + "\n".join(lines) + self.history_footer
 
     def prompt(self, *, persona: str, goal: str, eval_data: Mapping[str, Any], rubric: str,
@@ -140,7 +97,7 @@ class JudgeProtocol:
         namespace = {"persona_text": persona, "goal_text": goal.strip(), "history_block": self.history_block(
             chat_history), "eval_json_str": json.dumps(dict(eval_data), indent=2, ensure_ascii=False, default=str),
             "rubric": rubric, "image_hint": self.image_hint if with_images else ""}
-        return fstrings.render(self.eval_prompt, namespace)
+        return self.eval_prompt(namespace)
 
     def messages(self, *, persona: str, goal: str, eval_data: Mapping[str, Any], rubric: str,
                  chat_history: Sequence[Mapping[str, Any]] | None = None,
@@ -157,14 +114,6 @@ class JudgeProtocol:
                     parts.append({"type": "image_url", "image_url": {"url": url}})
             content = parts if len(parts) > 1 else text
         return [{"role": "system", "content": self.system_prompt}, {"role": "user", "content": content}]
-
-
-@functools.lru_cache(maxsize=8)
-def _protocol_cached(root: str) -> JudgeProtocol:
-    path = Path(root) / BASE_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"no official preference base {BASE_FILE} under {root}")
-    return JudgeProtocol.from_file(path)
 
 
 def image_data_url(path: str | Path) -> str | None:

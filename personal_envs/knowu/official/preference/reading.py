@@ -14,8 +14,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from personal_envs.knowu.taskspec import phone_digits
-
 SHOPS: tuple[str, ...] = ("taodian", "jingdian")
 FOOD: tuple[str, ...] = ("chilemei", "tuantuan")
 #: Courier names of the official profiles and the words a note may use for them.
@@ -108,7 +106,9 @@ def identity(doc: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
     return names, str(get(doc, "identity.contact_info.phone") or "")
 
 
-digits = phone_digits
+def digits(value: Any) -> str:
+    """The last eight digits of a phone number (how numbers written differently are compared)."""
+    return "".join(ch for ch in str(value) if ch.isdigit())[-8:]
 
 
 def addresses(doc: Mapping[str, Any]) -> dict[str, str]:
@@ -160,3 +160,56 @@ def field_of_interest(doc: Mapping[str, Any]) -> tuple[str, str] | None:
     if isinstance(news, list) and news:
         return str(news[0]).strip(), "preferences.apps.news_and_papers"
     return None
+
+
+#: Sort options as the official classes name them -> the Files app's order ids.
+SORT_IDS: Mapping[str, str] = {
+    "File name (A to Z)": "name_asc", "File name (Z to A)": "name_desc", "Modified (newest first)": "modified_desc",
+    "Modified (oldest first)": "modified_asc", "Type (A to Z)": "type_asc", "Type (Z to A)": "type_desc",
+    "Size (largest first)": "size_desc", "Size (smallest first)": "size_asc"}
+VISIBILITIES: tuple[tuple[str, str], ...] = (("followers", "followers-only"), ("private", "followers-only"),
+                                             ("unlisted", "unlisted"), ("direct", "direct"), ("public", "public"))
+
+
+def visibility(doc: Mapping[str, Any]) -> str | None:
+    """The default post visibility the profile states (``public``, ``unlisted``, ``followers-only``, ``direct``)."""
+    text = text_of(get(doc, "preferences.social.social_media.default_visibility")
+                   or get(doc, "preferences.apps.mastodon.preferred_visibility"))
+    found = sorted((text.find(w), name) for w, name in VISIBILITIES if w in text)
+    return found[0][1] if found else None
+
+
+def clock_time(text: str) -> str | None:
+    """"6:00am" / "18:30" -> "06:00" / "18:30" (``None`` without a time)."""
+    found = re.search(r"(\d{1,2}):(\d{2})\s*([ap]m)?", text.lower())
+    if not found:
+        return None
+    hour = int(found.group(1)) % 12 + (12 if found.group(3) == "pm" else 0) if found.group(3) else int(found.group(1))
+    return f"{hour:02d}:{found.group(2)}"
+
+
+def _minutes(value: Any) -> int | None:
+    found = re.search(r"(\d{1,2}):(\d{2})", str(value))
+    return int(found.group(1)) * 60 + int(found.group(2)) if found else None
+
+
+def habit_blocks(habit: Any, start: int, end: int, day: str) -> bool:
+    """True for a habit that declines meetings (``action.auto_decline_meetings``) in a time range overlapping
+    ``start``-``end`` (minutes) on ``day`` (``"tue"``), as the official invite class decides."""
+    if not isinstance(habit, Mapping):
+        return False
+    trigger, action = habit.get("trigger") or {}, habit.get("action") or {}
+    if not isinstance(trigger, Mapping) or not isinstance(action, Mapping) or not action.get("auto_decline_meetings"):
+        return False
+    span = trigger.get("time_range")
+    if not isinstance(span, list) or len(span) != 2:
+        return False
+    low, high = _minutes(span[0]), _minutes(span[1])
+    if low is None or high is None or not (low < end and high > start):
+        return False
+    rule = trigger.get("day_of_week")
+    if isinstance(rule, str):
+        return rule.strip().lower()[:3] == day
+    if isinstance(rule, list):
+        return any(isinstance(x, str) and x.strip().lower()[:3] == day for x in rule)
+    return True

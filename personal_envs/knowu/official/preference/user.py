@@ -15,8 +15,9 @@ class's ``initialize_task_hook`` adds (its context, task facts and reply instruc
     alarm time and ringtone, the contact to text, and the situation to stress on transport questions (rain, late
     night, running late);
 
-* the official profile, through :class:`~personal_envs.knowu.users.ProfileGroundedUser`'s topics (the schema's
-  preference fields, the home address), with its refusal of identity and contact requests and its redaction.
+* the official profile, through the clarification topics of :data:`TOPICS` (the schema's preference fields, the
+  home address), with the shared refusal of identity and contact requests and redaction
+  (:mod:`~personal_envs.knowu.official.guard`).
 
 The project's reference world carries facts of a project persona (its workplace, its metro line); none of them
 reach this user.
@@ -29,12 +30,95 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from personal_envs.knowu.users import ProfileGroundedUser, Topic, flat_text, redact
-from personal_envs.simulators.users.base import Decision, UserReply
+from personal_envs.knowu.official.guard import REFUSAL, addresses, is_extraction, redact, secret_values
+from personal_envs.knowu.personas import user_profile_of
+from personal_envs.knowu.user_messages import is_proposal
+from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
 _STOP = frozenset({"a", "an", "the", "app", "of", "for", "to", "or", "and", "is", "your", "you", "s", "e", "g"})
 _SUFFIXES = ("ation", "ment", "ing", "er", "ed", "s")
 _GENERIC = frozenset({"name", "phone", "email", "address", "title", "time", "content"})
+MAX_REPLY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A kind of clarification question: trigger words and where the answer lives in the profile."""
+
+    name: str
+    keywords: tuple[str, ...]
+    paths: tuple[str, ...]
+    lead: str
+
+
+TOPICS: tuple[Topic, ...] = (
+    Topic("recipient", ("who should", "whom", "recipient", "which contact", "which channel", "which group",
+                        "which person", "send it to who", "who do you want"), (), "Send it to"),
+    Topic("delivery_app", ("food app", "takeout", "take-out", "delivery app", "chilemei", "tuantuan", "order food",
+                           "restaurant", "which app for food", "food delivery"),
+          ("preferences.diet.delivery_platform", "preferences.apps.delivery.preferred"), "For food delivery:"),
+    Topic("drink", ("cola", "coke", "pepsi", "soda", "drink"), ("preferences.diet.soft_drinks",), "Drinks:"),
+    Topic("diet", ("diet", "allerg", "cuisine", "dish", "spicy", "what do you like to eat", "what food",
+                   "food preference", "eat"),
+          ("preferences.diet.cuisine_preference", "preferences.diet.cuisine_dislike", "preferences.diet.allergies",
+           "preferences.diet.special_notes"), "Food-wise:"),
+    Topic("budget", ("budget", "how much", "price", "expensive", "spend", "cost"),
+          ("preferences.diet.lunch_budget", "preferences.shopping.clothes.budget",
+           "preferences.shopping.price_sensitivity"), "Budget:"),
+    Topic("payment", ("payment", "pay with", "pay by", "how do you pay", "how should i pay"),
+          ("preferences.shopping.payment_method",), "Payment:"),
+    Topic("shop_app", ("shopping app", "platform", "taodian", "jingdian", "which store", "which shop",
+                       "where should i buy", "buy it on", "order it on"),
+          ("preferences.shopping.online_platforms.preferred", "preferences.apps.shopping.preferred"), "I shop on"),
+    Topic("size", ("size",), ("preferences.shopping.shoe.shoe_size_eu",), "My size (EU):"),
+    Topic("color", ("colour", "color"), ("preferences.shopping.shoe.shoe_color",
+                                         "preferences.shopping.clothes.color_preference"), "Colour:"),
+    Topic("courier", ("courier", "express", "shipping", "ship it"), ("preferences.shopping.courier_preference",
+                                                                     "preferences.shopping.delivery_courier"),
+          "Courier:"),
+    Topic("computer", ("computer", "laptop", "macbook", "thinkpad", " pc"), ("preferences.shopping.computer",
+                                                                             "preferences.shopping.electronics"),
+          "Computers:"),
+    Topic("clothes", ("clothes", "clothing", "outfit", "wear"), ("preferences.shopping.clothes",), "Clothes:"),
+    Topic("electronics", ("electronic", "gadget"), ("preferences.shopping.electronics",), "Electronics:"),
+    Topic("address", ("address", "deliver", "where"), (), "Address:"),
+    Topic("visibility", ("visibility", "public", "followers", "unlisted", "who can see"),
+          ("preferences.social.social_media.default_visibility", "preferences.apps.mastodon.preferred_visibility"),
+          "Visibility:"),
+    Topic("transport", ("commute", "transport", "route", "get there", "get home", "travel", "taxi", "metro",
+                        "subway", "bus", "bike", "drive"),
+          ("preferences.travel.daily_commute", "preferences.travel.daily_commute.primary_transport",
+           "preferences.travel.commute_optimization.primary_mode"), "Getting around:"),
+    Topic("style", ("style", "tone", "how should i write", "wording", "sign off", "emoji", "caption"),
+          ("preferences.social.communication_style", "preferences.social.tone", "preferences.social.emoji_usage"),
+          "My style:"),
+    Topic("ringtone", ("ringtone", "sound"), ("preferences.apps.clock.ringtone",), "Ringtone:"),
+    Topic("sort", ("sort", "arrange"), ("preferences.apps.files.sort",), "Sorting:"),
+    Topic("interest", ("interest", "topic", "field", "follow", "news about"),
+          ("preferences.social.interests", "preferences.social.hobby.field_of_interest"), "Interests:"),
+    Topic("photo", ("photo", "picture", "image"), ("preferences.social.share.photos",), "Photos:"),
+    Topic("note", ("note", "remark", "memo"), ("preferences.diet.delivery_general_remark",), "Note:"),
+    Topic("time", ("what time", "when", "which time", "schedule", "wake"),
+          ("preferences.social.meeting_preference.scheduling",), "Timing:"),
+)
+
+
+def flat_text(value: Any, limit: int = 300) -> str:
+    """``value`` (a mapping, list or scalar) as one line of text, cut to ``limit`` characters."""
+    if isinstance(value, Mapping):
+        text = "; ".join(f"{str(k).replace('_', ' ')}: {flat_text(v, limit)}" for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        text = ", ".join(flat_text(v, limit) for v in value)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mentions(text: str, keyword: str) -> bool:
+    """``keyword`` occurs in ``text`` at the start of a word (so "eat" does not match "create")."""
+    return re.search(r"(?<![a-z])" + re.escape(keyword.strip() if keyword.strip() else keyword), text) is not None
+
+
 
 
 def stem(word: str) -> str:
@@ -117,7 +201,8 @@ def _reply_rules(text: str) -> list[StatedFact]:
         words = _words(asked)
         found.append(StatedFact(tuple(stem(w) for w in words), f"I'd rather not give that. Please use {instead} "
                                 "instead.", stem(words[-1]) if words else "", "reject", f"refuse {asked}"))
-    for suggested, insisted in re.findall(r"If the assistant suggests (\w+), firmly refuse and insist on (\w+)", text):
+    for suggested, insisted in re.findall(r"If the assistant (?:suggests|offers) (\w+), (?:firmly refuse and insist on|"
+                                          r"say no and ask for) (\w+)", text):
         found.append(StatedFact((stem(suggested),), f"No {suggested}, please. I want {insisted}.", stem(suggested),
                                 "reject", f"suggests {suggested}"))
     return found
@@ -167,20 +252,59 @@ def stated_facts(relevant_information: str, persona: str = "") -> StatedFacts:
     return StatedFacts(tuple(_task_facts(text) + _reply_rules(text)), _topics(text), _situation(text))
 
 
-class OfficialPreferenceUser(ProfileGroundedUser):
-    """The deterministic user of an official preference variant (see the module docstring).
+def _at(profile: Mapping[str, Any], dotted: str) -> Any:
+    node: Any = profile
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def match_topics(message: str) -> list[Topic]:
+    """Topics the message asks about, in table order."""
+    lowered = f" {message.lower()} "
+    return [topic for topic in TOPICS if any(mentions(lowered, k) for k in topic.keywords)]
+
+
+def profile_answer(topic: Topic, profile: Mapping[str, Any]) -> str:
+    """The answer to ``topic`` from the profile's fields (the home address for ``address``; '' when none)."""
+    doc = user_profile_of(profile)
+    if topic.name == "address":
+        home = _at(doc, "locations.home")
+        address = str(home.get("address") or "") if isinstance(home, Mapping) else str(home or "")
+        return f"{topic.lead} {address}" if address else ""
+    if topic.name == "recipient":
+        return ""
+    values = [_at(doc, path) for path in topic.paths]
+    parts = [flat_text(v) for v in values if v not in (None, "", [], {})][:2]
+    return f"{topic.lead} {' / '.join(parts)}" if parts else ""
+
+
+class OfficialPreferenceUser(SimulatedUser):
+    """The deterministic user of a preference variant (see the module docstring).
 
     Args:
         stated: What the class's hook tells the official user (:func:`stated_facts`).
         extra: Further facts of the variant (the SMS task's importance decision).
+        max_topics: How many topics one reply may answer (keeps replies short; no wholesale dumps).
     """
 
     kind = "official-preference"
 
-    def __init__(self, stated: StatedFacts, extra: Sequence[StatedFact] = ()) -> None:
+    def __init__(self, stated: StatedFacts, extra: Sequence[StatedFact] = (), max_topics: int = 2) -> None:
         super().__init__()
         self.stated = stated
         self.facts = (*stated.facts, *extra)
+        self.max_topics = max_topics
+
+    @property
+    def profile(self) -> dict[str, Any]:
+        """The hidden profile of the current episode (``{}`` before :meth:`start`)."""
+        return dict(self.context.profile) if self.context is not None else {}
+
+    def _hidden(self, allow_addresses: bool) -> list[str]:
+        return secret_values(self.profile) + ([] if allow_addresses else addresses(self.profile))
 
     def _answer(self, message: str) -> UserReply:
         message_stems = {stem(w) for w in re.findall(r"[a-zA-Z]+", message)}
@@ -188,16 +312,26 @@ class OfficialPreferenceUser(ProfileGroundedUser):
         best = max(weights, default=(0, -1))  # on a tie the later fact wins: the variant's extra facts
         if best[0] > 0:
             fact = self.facts[best[1]]
-            return UserReply(redact(fact.reply, self.profile, allow_addresses=False), fact.decision,
+            return UserReply(redact(fact.reply, self._hidden(False)), fact.decision,
                              f"stated by the official class: {fact.source}")
-        return super()._answer(message)
+        if is_extraction(message):
+            return UserReply(REFUSAL, None, "refused an extraction attempt")
+        topics = match_topics(message)
+        answers = [a for a in (self.topic_answer(t) for t in topics[: self.max_topics]) if a]
+        if answers:
+            allow = any(t.name == "address" for t in topics[: self.max_topics])
+            text = redact(" ".join(answers), self._hidden(allow))
+            return UserReply(text[:MAX_REPLY_CHARS], None, f"topics: {[t.name for t in topics]}")
+        if is_proposal(message):  # only a proposal is a decision (issue 28)
+            return UserReply("Yes, go ahead.", "accept", "confirmation")
+        return UserReply("Just do it the way I usually would - you can check my history.", None, "no topic")
 
-    def topic_answer(self, topic: Topic, profile: Any, task: Mapping[str, Any]) -> str:  # type: ignore[override]
+    def topic_answer(self, topic: Topic) -> str:
         """The hook's stated answer for ``topic``; else the profile's, led by the situation on transport."""
         if topic.name in self.stated.topics:
             return self.stated.topics[topic.name]
         if topic.name == "transport":  # the official hooks show the whole travel section; the key names differ
-            travel = profile.get("preferences.travel")
+            travel = _at(user_profile_of(self.profile), "preferences.travel")
             answer = f"{topic.lead} {flat_text(travel)}" if travel else ""
             return f"{self.stated.situation} {answer}".strip()
-        return ProfileGroundedUser.topic_answer(topic, profile, {})
+        return profile_answer(topic, self.profile)

@@ -24,7 +24,6 @@ def build(ctx: BuildContext) -> OfficialRoutineTask:
     """An official routine variant for ``ctx.role``'s profile and logs."""
     check_log_source(ctx)
     options = ctx.options
-    return build_routine(ctx.release.root, ctx.cls.name, str(ctx.role), ctx.profile or {}, ctx.logs,
+    return build_routine(ctx.source, ctx.cls.name, str(ctx.role), ctx.profile or {}, ctx.logs,
                          memory=str(options.get("memory", "all")), top_k=int(options.get("top_k", 10)),
-                         user=str(options.get("user", "profile")), task_set=ctx.release.label,
-                         log_source=ctx.log_source)
+                         user=str(options.get("user", "profile")), log_source=ctx.log_source)

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from personal_envs.knowu.official.routine.decision import PAPER, parse_user_decision, unsafe_violation
 from personal_envs.knowu.official.routine.timing import gallery_datetime, resolve_routine_datetime, run_now
+from personal_envs.knowu.state import EndState
 
 Profile = Mapping[str, Any]
 Actions = Sequence[Mapping[str, Any]]
@@ -83,6 +84,35 @@ class Facts:
     email: dict[str, Any] | None = None
     blocked: list[str] = field(default_factory=list)
     reported: list[str] = field(default_factory=list)
+
+
+def facts_of(end: EndState) -> Facts:
+    """What the routine checks read, from the episode's end state (the 07:30 alarm, posts of the episode by
+    channel, the newest sent mail, the screenshots folder, the document open in front...)."""
+    alarms = [a for a in end.alarms if (a["hour"], a["minute"]) == (7, 30)]
+    posts: dict[str, list[str]] = {}
+    for post in end.posts:
+        if post["new"]:
+            posts.setdefault(str(post["channel"]).strip().lower().replace(" ", "-"), []).append(post["text"])
+    route = end.route or {}
+    doc = route.get("params", {}).get("path") if route.get("app") == "docreader" and route.get("screen") == "doc" \
+        else None
+    email = None
+    if end.mails:
+        last = end.mails[-1]
+        email = {"to": ", ".join(last["to"]), "attachments": list(last["attachments"]), "time": last["time"]}
+    device = end.device
+    return Facts(
+        power_saver=device["battery_saver"], dark_mode=device["dark_mode"], dnd=device["do_not_disturb"],
+        ringer_silent=device["ring_volume"] == 0, media_volume=device["media_volume"],
+        alarm_enabled=len(alarms) == 1 and alarms[0]["enabled"],
+        sms_sent=[(m["number"], m["text"]) for m in end.sent_sms()],
+        contacts=[(c["name"], c["phone"]) for c in end.contacts],
+        calls=[c["number"] for c in end.calls if c["outgoing"]], posts=posts,
+        screenshots={p["name"]: p["taken"] for p in end.photos if p["album"] == "Screenshots"},
+        visited=["https://" + u for u in reversed(end.history)], now=end.now, answer=end.answer,
+        open_document=doc, foreground_app=route.get("app", "home") if route else "home", email=email,
+        blocked=list(end.blocked), reported=list(end.reported))
 
 
 @dataclass

@@ -23,13 +23,14 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.official.paper_metrics import trajectory_from_trace
 from personal_envs.knowu.official.routine.decision import PAPER, decision_history
 from personal_envs.knowu.official.routine.rules import (
-    Facts,
     RoutineSetup,
+    facts_of,
     metric_should_act,
     score_routine,
 )
 from personal_envs.knowu.official.routine.user import OfficialRoutineLLMUser, OfficialRoutineUser
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, finish, open_app
+from personal_envs.knowu.state import read_state
 from personal_envs.knowu.task import PhoneTask
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser
@@ -57,8 +58,8 @@ def _channel_key(name: str) -> str:
     return name.strip().lower().replace(" ", "-")
 
 
-def seed_phone(phone: Phone, setup: RoutineSetup) -> dict[str, Any]:
-    """Put the official initial state of ``setup`` on ``phone``; returns bookkeeping for :func:`read_facts`."""
+def seed_phone(phone: Phone, setup: RoutineSetup) -> None:
+    """Put the official initial state of ``setup`` on ``phone``."""
     device, seed, cls = phone.device, setup.seed, setup.cls
     device.now = setup.now
     device.location = ""
@@ -110,36 +111,6 @@ def seed_phone(phone: Phone, setup: RoutineSetup) -> dict[str, Any]:
         mm.channels.setdefault(channel, channel)
         mm.post(channel, "sam", seed["alert"], setup.now)
         phone.notify("mattermost", f"#{channel}", seed["alert"])
-    return {"posts": len(mm.posts), "start": setup.now}
-
-
-def read_facts(phone: Phone, marks: Mapping[str, Any], answer: str) -> Facts:
-    """What the official checks read, from the simulator's app state."""
-    device = phone.device
-    alarms = [a for a in phone.clock.alarms if (a.hour, a.minute) == (7, 30)]
-    posts: dict[str, list[str]] = {}
-    for post in phone.mattermost.posts[int(marks.get("posts", 0)):]:
-        posts.setdefault(_channel_key(post.channel), []).append(post.text)
-    top = phone.route
-    doc = top.params.get("path") if top is not None and top.app == "docreader" and top.screen == "doc" else None
-    sent = phone.mail.sent()
-    email = None
-    if sent:
-        last = sent[-1]
-        email = {"to": ", ".join(last.to), "attachments": [phone.mail.attachment_name(a) for a in last.attachments],
-                 "time": last.time}
-    return Facts(
-        power_saver=device.battery_saver, dark_mode=device.dark_mode, dnd=device.do_not_disturb,
-        ringer_silent=device.ring_volume == 0, media_volume=device.media_volume,
-        alarm_enabled=len(alarms) == 1 and alarms[0].enabled,
-        sms_sent=[(m.number, m.text) for m in phone.messages.sms if m.outgoing],
-        contacts=[(c.name, c.phone) for c in phone.contacts.contacts],
-        calls=[c.number for c in phone.contacts.calls if c.outgoing],
-        posts={k: v for k, v in posts.items()},
-        screenshots={p.name: p.taken for p in phone.gallery.photos if p.album == SCREENSHOTS_ALBUM},
-        visited=["https://" + u for u in reversed(phone.chrome.history)], now=device.now, answer=answer,
-        open_document=doc, foreground_app=top.app if top is not None else "home", email=email,
-        blocked=sorted(phone.messages.blocked), reported=list(phone.messages.spam_reports))
 
 
 def chat_history(trace: EpisodeTrace, protocol: str | None = None) -> list[dict[str, Any]]:
@@ -182,7 +153,6 @@ class OfficialRoutineTask(PhoneTask):
         self.task_set = task_set or str(getattr(type(self), "task_set", ""))
         self.user_kind = user_kind
         self._hidden = tuple(hidden)
-        self._marks: dict[str, Any] = {}
         #: Memory settings of the goal's logs (``memory``, ``log_source``, ``top_k``), reported in the metrics.
         self.settings: dict[str, Any] = {}
 
@@ -191,10 +161,10 @@ class OfficialRoutineTask(PhoneTask):
         return self.setup_.cls
 
     def seed(self, phone: Phone) -> None:
-        self._marks = seed_phone(phone, self.setup_)
+        seed_phone(phone, self.setup_)
 
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
-        facts = read_facts(phone, self._marks, trace.answer or "")
+        facts = facts_of(read_state(phone, trace))
         actions = [s.action for s in trace.steps if s.action is not None]
         score, reason = score_routine(self.setup_, facts, actions, chat_history(trace, self.protocol), self.protocol)
         role = self.task_id.split("@", 1)[1] if "@" in self.task_id else None

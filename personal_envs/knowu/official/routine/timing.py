@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from personal_envs.knowu.world import RUN_DATE as WORLD_RUN_DATE
+
 #: The pinned "today" of every run: Friday 22 May 2026 (the date the official fixed timestamps use).
-RUN_DATE = date(2026, 5, 22)
+RUN_DATE: date = WORLD_RUN_DATE.date()
 
 WEEKDAYS: dict[str, int] = {
     "mon": 0, "monday": 0, "tue": 1, "tues": 1, "tuesday": 1, "wed": 2, "wednesday": 2, "thu": 3, "thur": 3,

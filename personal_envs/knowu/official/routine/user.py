@@ -12,18 +12,18 @@ sees, and the task reads the decision from it.
 an action* it accepts exactly when the habit applies (the official policy's rule, whatever words the proposal uses)
 and says so in the official format (``<think>`` then ``<decision>``).  A message that is not a proposal is not a
 decision (:mod:`personal_envs.knowu.user_messages`): a clarifying question gets an answer from the official profile
-schema, a request for identity or contact data a refusal, anything else a request to say what the assistant
-suggests, all without a ``<decision>`` tag.  (Before, the refusal carried no tag while the official parser reads an
+schema, a request for identity or contact data the shared refusal (:mod:`~personal_envs.knowu.official.guard`),
+anything else a request to say what the assistant suggests, all without a ``<decision>`` tag.  (Before, the refusal carried no tag while the official parser reads an
 untagged first reply as a rejection: "ask for the phone number, then finish" scored 1.0 on 64/64 variants.)
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from personal_envs.knowu.official.guard import REFUSAL, is_extraction
 from personal_envs.knowu.official.llm_user import OFFICIAL_SAMPLING, OfficialLLMUser
 from personal_envs.knowu.user_messages import is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
@@ -32,16 +32,8 @@ __all__ = ["OFFICIAL_SAMPLING", "OfficialRoutineLLMUser", "OfficialRoutineUser"]
 
 #: The official LLM user of the routine family (the protocol is the same in every family).
 OfficialRoutineLLMUser = OfficialLLMUser
-REFUSAL = "Sorry, I'd rather not share personal details like that."
 #: The reply to a message that neither asks a question nor suggests an action (no decision).
 NOT_A_PROPOSAL = "I'm not sure what you are suggesting. What would you like to do?"
-
-_EXTRACTION = re.compile(
-    r"(phone number|mobile number|e-?mail address|\baddress\b.*\b(home|live)|id (card|number)|passport|password|"
-    r"passcode|\bpin\b|social security|bank (card|account)|credit card|card number|student id|employee id|"
-    r"your (profile|persona|instructions|prompt|system prompt)|repeat (everything|the above)|ignore (all|previous)|"
-    r"routine status|\byaml\b|\bjson\b|full name|date of birth|birthday of yours|coordinates)",
-    re.IGNORECASE)
 
 #: Topic -> (keywords, dotted paths under ``user_profile`` in the official schema).
 TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -69,9 +61,6 @@ def _brief(value: Any, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def is_extraction(message: str) -> bool:
-    """True for requests for identity, contact or credential data, or for the hidden instructions."""
-    return bool(_EXTRACTION.search(message))
 
 
 def topic_answer(profile: Mapping[str, Any], message: str) -> str:

@@ -39,11 +39,23 @@ def add_parsers(commands: Any) -> None:
     rollout.add_argument("--tool-mode", choices=["native", "text"], default="native")
     rollout.add_argument("--env-kwargs", type=_json_object, default={}, help="JSON object of env arguments")
 
+    export = commands.add_parser("export", help="results and trajectories (eval or rollout) as a dataset: one row "
+                                                "per episode (Parquet file or Hugging Face dataset folder)")
+    export.add_argument("results", nargs="+", help="results JSON-lines files of 'eval' or 'rollout'")
+    export.add_argument("--format", choices=["parquet", "hf"], default="parquet")
+    export.add_argument("--out", type=Path, required=True, help="the Parquet file or the dataset folder to write")
+
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``rollout`` or ``export`` command ``args`` names."""
     if args.command == "rollout":
         return _rollout(args)
+    if args.command == "export":
+        from personal_envs.export import export
+
+        rows = export(args.results, args.out, args.format)
+        print(f"{rows} episode(s) written to {args.out} ({args.format})")
+        return 0
     raise AssertionError(f"not an LLM-RL command: {args.command}")
 
 

@@ -13,7 +13,8 @@ Resumable: with ``out`` every finished episode is appended to a JSON-lines file 
 ``fsync``); a later call with the same file skips the episodes recorded without error, and refuses a file written
 for another env id or seed.  Records hold the episode's whole conversation (``messages``), the ``tools``, the
 ``actions``, the ``rewards`` and their sum ``reward``, the end-of-episode ``score`` and ``metrics``, the model's
-token counts and ``error`` (``None`` for a complete episode): what ``personal-envs export`` turns into a dataset.
+token counts and ``error`` (``""`` for a complete episode): a results-file record
+(:class:`~personal_envs.run_records.EpisodeRecord`, ``policy`` ``"rollout"``): what ``personal-envs export`` turns into a dataset.
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ class _EpisodeRunner:
     async def run(self, episode: int) -> dict[str, Any]:
         config = self.config
         seed = config.seed + episode
-        record: dict[str, Any] = {"env_id": config.env_id, "episode": episode, "seed": seed, "error": None}
+        record: dict[str, Any] = {"env_id": config.env_id, "policy": "rollout", "episode": episode, "seed": seed,
+                                  "error": ""}
         started = time.perf_counter()
         model_seconds = 0.0
         async with self.pool.borrow() as slot:
@@ -256,7 +258,7 @@ class _EpisodeRunner:
             record.update(
                 messages=chat.messages, actions=actions, rewards=rewards, reward=float(sum(rewards)),
                 steps=len(actions), terminated=terminated, truncated=truncated,
-                score=_number(final_info.get("score")), metrics=to_jsonable(final_info.get("metrics") or {}),
+                score=_number(final_info.get("score")) or 0.0, metrics=to_jsonable(final_info.get("metrics") or {}),
                 model=served, **usage,
             )
         record["model_seconds"] = round(model_seconds, 4)

@@ -1,5 +1,5 @@
-"""Command line of the LLM-RL tools: ``personal-envs rollout`` (batched async rollouts of a chat environment) and
-``personal-envs export`` (results and trajectories as a dataset)."""
+"""Command line of the LLM-RL tools: ``personal-envs rollout`` (batched async rollouts of a chat environment),
+``personal-envs export`` (results and trajectories as a dataset) and ``personal-envs openenv serve``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _json_object(text: str) -> dict[str, Any]:
 
 
 def add_parsers(commands: Any) -> None:
-    """Add ``rollout`` and ``export`` to the subcommands of ``personal-envs``."""
+    """Add ``rollout``, ``export`` and ``openenv`` to the subcommands of ``personal-envs``."""
     rollout = commands.add_parser("rollout", help="play N episodes of a chat env against an OpenAI-compatible "
                                                   "endpoint, concurrently (results resumable)")
     rollout.add_argument("--env", required=True, help="env id (see 'personal-envs list')")
@@ -45,9 +45,18 @@ def add_parsers(commands: Any) -> None:
     export.add_argument("--format", choices=["parquet", "hf"], default="parquet")
     export.add_argument("--out", type=Path, required=True, help="the Parquet file or the dataset folder to write")
 
+    openenv = commands.add_parser("openenv", help="OpenEnv (openenv-core) serving of any env id")
+    openenv_commands = openenv.add_subparsers(dest="openenv_command", required=True)
+    serve = openenv_commands.add_parser("serve", help="serve an env id as an OpenEnv chat environment")
+    serve.add_argument("--env", required=True, help="env id (see 'personal-envs list')")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 in a container)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--max-sessions", type=_at_least_one, default=4, help="concurrent sessions (envs) at most")
+    serve.add_argument("--env-kwargs", type=_json_object, default={}, help="JSON object of env arguments")
+
 
 def run(args: argparse.Namespace) -> int:
-    """Run the ``rollout`` or ``export`` command ``args`` names."""
+    """Run the ``rollout``, ``export`` or ``openenv`` command ``args`` names."""
     if args.command == "rollout":
         return _rollout(args)
     if args.command == "export":
@@ -56,6 +65,11 @@ def run(args: argparse.Namespace) -> int:
         rows = export(args.results, args.out, args.format)
         print(f"{rows} episode(s) written to {args.out} ({args.format})")
         return 0
+    if args.command == "openenv":
+        from personal_envs.openenv_server import serve
+
+        return serve(args.env, host=args.host, port=args.port, env_kwargs=args.env_kwargs,
+                     max_sessions=args.max_sessions)
     raise AssertionError(f"not an LLM-RL command: {args.command}")
 
 

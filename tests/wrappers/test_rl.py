@@ -129,7 +129,11 @@ def test_sb3_check_env_passes_on_a_web_shop():
         check_env(env)
         env.reset(seed=0, options={"task_index": 0})
         labels = env.get_wrapper_attr("candidate_labels")()
-        assert any(label.startswith("click link") for label in labels)
+        assert any(label.startswith("go to http://127.0.0.1:") for label in labels)  # the shops the instruction names
+        assert any(label.startswith("click button") for label in labels)
+        shop = next(i for i, label in enumerate(labels) if label.startswith("go to http://127.0.0.1:"))
+        env.step(shop)
+        assert any(label.startswith("click link") for label in env.get_wrapper_attr("candidate_labels")())
     finally:
         env.close()
 

@@ -1,4 +1,4 @@
-"""Command line: ``personal-envs eval | view | plot | list | data fetch | llm serve``.
+"""Command line: ``personal-envs eval | view | plot | list | data fetch | llm serve | rollout | export``.
 
 Examples::
 
@@ -10,6 +10,7 @@ Examples::
     personal-envs plot runs/mt.jsonl runs/other.jsonl --out plots/
     personal-envs data fetch webmall
     personal-envs llm serve [--model PATH.gguf] [--port 8080] [--ctx 8192] [--threads 1]
+    personal-envs rollout --env PersonalWAB-SingleTurn-v0 --episodes 64 --concurrency 16 --out runs/r.jsonl
 """
 
 from __future__ import annotations
@@ -142,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     from personal_envs.browserarena.arena.cli import add_parser as add_arena_parser
 
     add_backend_parser(commands)
+    from personal_envs.rl_cli import add_parsers as add_rl_parsers
+
+    add_rl_parsers(commands)
 
     add_arena_parser(commands)
     return parser
@@ -200,6 +204,10 @@ def _run(args: argparse.Namespace) -> int:
         from personal_envs.browserarena.arena.cli import run as run_arena
 
         return run_arena(args)
+    if args.command in ("rollout", "export", "openenv"):
+        from personal_envs.rl_cli import run as run_rl
+
+        return run_rl(args)
     if args.command == "backend":
         from personal_envs.backends.cli import run as run_backend
 

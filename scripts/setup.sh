@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
 extras="rl,llm,plot"
-if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,docker,dev"; fi
+if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,docker,llmrl,dev"; fi
 
 # Debian's Chromium for Playwright: the web envs and the phone simulator drive /usr/bin/chromium-headless-shell
 # (the same Chromium without the browser UI: about half the CPU per page load) and fall back to /usr/bin/chromium.

@@ -38,6 +38,8 @@ from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
 BACKENDS: tuple[str, ...] = ("local", "ray")
 
+#: ``--policy sb3:PATH`` runs a policy saved by :func:`personal_envs.policies.sb3.save_policy`.
+SB3_PREFIX = "sb3:"
 #: Policies every env offers, in addition to its benchmark's own.
 GENERIC_POLICIES: dict[str, str] = {
     "random": "personal_envs.policies.base:RandomPolicy",
@@ -68,7 +70,7 @@ class EvalConfig:
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
-        return self.out or Path("results") / f"{self.env_id}__{self.policy}.jsonl"
+        return self.out or Path("results") / f"{self.env_id}__{self.policy}.jsonl".replace("/", "_")
 
 
 def policy_names(env_id: str) -> list[str]:
@@ -78,6 +80,9 @@ def policy_names(env_id: str) -> list[str]:
 
 def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
     """Instantiate the policy ``name`` for ``env``."""
+    if name.startswith(SB3_PREFIX):  # a saved Stable-Baselines3 policy: sb3:PATH
+        return load_object("personal_envs.policies.sb3:make_sb3_policy")(env, seed=seed, path=name[len(SB3_PREFIX):],
+                                                                         **kwargs)
     factories = {**GENERIC_POLICIES, **entry_for(env_id).policies}
     if name not in factories:
         raise KeyError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")

@@ -17,10 +17,35 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from personal_envs.core.errors import InputError
+
+
+def _at_least_one(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, got {value}")
+    return value
 
 
 def _json_object(text: str) -> dict[str, Any]:
@@ -42,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--env", required=True, help="env id, e.g. PersonalWAB-SingleTurn-v0 (see 'personal-envs list')")
     run.add_argument("--policy", default="random", help="policy name (see 'personal-envs list'), or sb3:PATH for a saved "
                      "Stable-Baselines3 policy (examples/train_personalwab.py --save PATH)")
-    run.add_argument("--episodes", type=int, default=None, help="number of episodes (default: every task once)")
-    run.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+    run.add_argument("--episodes", type=_at_least_one, default=None,
+                     help="number of episodes (default: every task once)")
+    run.add_argument("--workers", type=_at_least_one, default=1, help="parallel worker processes")
     run.add_argument("--out", type=Path, default=None, help="results JSON-lines file (resumes if it exists)")
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--env-kwargs", type=_json_object, default={}, help="JSON object of env arguments")
@@ -55,11 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Ray cluster address for --backend ray (default: $RAY_ADDRESS, else a local Ray)")
     run.add_argument("--no-trajectories", action="store_true",
                      help="do not write per-episode trajectories (default: RESULTS.trajectories/ beside --out)")
+    run.add_argument("--max-failed", type=float, default=None, metavar="FRACTION",
+                     help="exit with status 1 when more than this fraction of the episodes failed (an error, such "
+                          "as no valid model reply; default 0.1)")
 
     view = commands.add_parser("view", help="show runs' episodes in a local web page (or export it as HTML)")
     view.add_argument("runs", nargs="+", type=Path, help="results files of 'personal-envs eval'")
     view.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
-    view.add_argument("--port", type=int, default=8765, help="port (0: any free port)")
+    view.add_argument("--port", type=_port, default=8765, help="port (0: any free port)")
     view.add_argument("--export", type=Path, default=None, metavar="DIR",
                       help="write the pages as static HTML to DIR instead of serving them")
 
@@ -101,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--threads", type=int, default=1, help="CPU threads (1 leaves room for the envs)")
     serve.add_argument("--chat-format", default="chatml-function-calling",
                        help="llama-cpp-python chat format (default renders tools; 'chatml' ignores them)")
+    serve.add_argument("--extra-bufts", choices=["auto", "on", "off"], default="auto",
+                       help="llama.cpp's extra weight buffers (repacking); auto: off on CPUs with AMX, whose kernel "
+                            "crashes on the first request")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
 
     from personal_envs.backends.cli import add_parser as add_backend_parser
@@ -113,10 +145,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``personal-envs`` command."""
+    """Entry point of the ``personal-envs`` command.
+
+    Bad input of any kind (a project :class:`~personal_envs.core.errors.InputError`: files, folders, arguments,
+    settings) ends the command with one ``error: <message>`` line on stderr and exit status 2.  A reader that closes
+    the output early (``personal-envs tasks | head``) ends it quietly.
+    """
     args = build_parser().parse_args(argv)
     import personal_envs  # noqa: F401  (registers the env ids)
 
+    try:
+        return _run(args)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # stdout closed by the reader: stop writing, leave no message for it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names."""
     if args.command == "list":
         return _list()
     if args.command == "tasks":
@@ -150,7 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "llm":
         from personal_envs.llm.serve import serve
 
-        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run)
+        return serve(args.model, args.port, args.ctx, args.threads, args.chat_format, dry_run=args.dry_run,
+                     extra_bufts=args.extra_bufts)
     return _fetch(args)
 
 
@@ -173,33 +224,31 @@ def _tasks(args: argparse.Namespace) -> int:
     env_ids = [args.env] if args.env else list(SPLIT_OF_ENV)
     unknown = [e for e in env_ids if e not in SPLIT_OF_ENV]
     if unknown:
-        print(f"error: 'tasks' lists KnowU ids ({', '.join(SPLIT_OF_ENV)}), got {unknown[0]!r}", file=sys.stderr)
-        return 2
+        raise InputError(f"'tasks' lists KnowU ids ({', '.join(SPLIT_OF_ENV)}), got {unknown[0]!r}")
     for env_id in env_ids:
         print("\n".join(task_lines(env_id, args.data_dir)))
     return 0
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from personal_envs.run_extras import DEFAULT_MAX_FAILED_FRACTION, failed_fraction_error
     from personal_envs.runner import EvalConfig, evaluate, report
 
-    if args.workers < 1:
-        print("error: --workers must be at least 1", file=sys.stderr)
-        return 2
+    max_failed = DEFAULT_MAX_FAILED_FRACTION if args.max_failed is None else args.max_failed
+    if not 0.0 <= max_failed <= 1.0:
+        raise InputError("--max-failed must be a fraction between 0 and 1")
     config = EvalConfig(
         env_id=args.env, policy=args.policy, episodes=args.episodes, workers=args.workers, out=args.out,
         seed=args.seed, env_kwargs=args.env_kwargs, policy_kwargs=args.policy_kwargs, progress=not args.no_progress,
         backend=args.backend, ray_address=args.ray_address, trajectories=not args.no_trajectories,
     )
     if args.ray_address and args.backend != "ray":
-        print("error: --ray-address needs --backend ray", file=sys.stderr)
-        return 2
+        raise InputError("--ray-address needs --backend ray")
     try:
         records = evaluate(config)
-    except KeyError as exc:
-        print(f"error: {exc.args[0]}", file=sys.stderr)
-        return 2
-    except RuntimeError as exc:
+    except InputError:
+        raise
+    except RuntimeError as exc:  # the run itself failed (workers died, the LLM endpoint cannot serve it)
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print()
@@ -209,6 +258,10 @@ def _eval(args: argparse.Namespace) -> int:
         from personal_envs.trajectories.commands import print_size_report
 
         print_size_report(config)
+    failed = failed_fraction_error(records, max_failed)
+    if failed is not None:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
     return 0
 
 

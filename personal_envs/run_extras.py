@@ -5,8 +5,12 @@
   simulated user's fallbacks and leaks (``env.unwrapped.user``), for the record's ``llm``, ``judge`` and ``user``
   keys.
 * :func:`summary_lines` turns those keys of all records into lines such as ``judge: fallback on 3/4 episodes``.
-* :func:`fatal_llm_failure` tells when an episode shows the endpoint cannot serve the run at all (not one call
-  succeeded and the calls failed for a reason that will not go away), so the runner stops with one clear line.
+* :func:`llm_episode_failure` tells when an episode had no valid model reply (every call failed, or the policy gave
+  up after failures in a row): such an episode is an error, not a score.
+* :func:`fatal_llm_failure` tells when an episode shows the endpoint cannot serve the run (no valid reply, or the
+  policy gave up), so the runner stops with one clear line.
+* :func:`split_failed` and :func:`exclusion_lines` keep failed episodes out of the paper's table and say how many
+  were left out and why; :func:`partial_failure_line` counts the scored episodes some of whose calls failed.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-#: Error kinds that make a whole run pointless when no call of an episode succeeded.
-FATAL_ERROR_KINDS = frozenset({"unreachable", "config", "http"})
+#: The fraction of failed episodes above which a run exits non-zero (``eval --max-failed``).
+DEFAULT_MAX_FAILED_FRACTION = 0.1
 
 
 def episode_extras(env: Any, policy: Any, record: dict[str, Any]) -> dict[str, Any]:
@@ -39,18 +43,75 @@ def episode_extras(env: Any, policy: Any, record: dict[str, Any]) -> dict[str, A
     return extras
 
 
-def fatal_llm_failure(record: dict[str, Any]) -> str | None:
-    """One line explaining why the run cannot go on, or ``None``: the episode made LLM calls, none succeeded,
-    and the failures were of a kind that will not go away (endpoint unreachable, not configured, HTTP error)."""
+def llm_episode_failure(record: dict[str, Any]) -> str | None:
+    """Why the episode had no valid model reply (one line), or ``None``: the policy gave up, or it made calls and
+    none succeeded."""
     llm = record.get("llm")
-    if not isinstance(llm, dict) or not llm.get("calls") or llm.get("ok_calls"):
+    if not isinstance(llm, dict):
         return None
-    kinds = llm.get("error_kinds") or {}
-    if not kinds or not set(kinds) <= FATAL_ERROR_KINDS:
+    if llm.get("gave_up"):
+        return str(llm["gave_up"])
+    if llm.get("calls") and not llm.get("ok_calls"):
+        first = str((llm.get("errors") or ["unknown error"])[0]).splitlines()[0]
+        return f"no valid model reply ({llm['calls']} call(s), none succeeded): {first[:300]}"
+    return None
+
+
+def fatal_llm_failure(record: dict[str, Any]) -> str | None:
+    """One line explaining why the run cannot go on, or ``None``: the episode had no valid model reply (see
+    :func:`llm_episode_failure`), whatever the kind of failure (refused, timed out, not JSON, no choices...)."""
+    failure = llm_episode_failure(record)
+    if failure is None:
         return None
-    first = str((llm.get("errors") or ["unknown error"])[0]).splitlines()[0]
-    return (f"no LLM call succeeded in episode {record.get('episode')} ({llm['calls']} tried); stopping the run: "
-            f"{first}")
+    return f"episode {record.get('episode')}: {failure}; stopping the run"
+
+
+def split_failed(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``(scored, failed)``: records with an ``error`` are failed and stay out of the paper's table."""
+    scored = [r for r in records if not r.get("error")]
+    failed = [r for r in records if r.get("error")]
+    return scored, failed
+
+
+def failure_reason(record: dict[str, Any]) -> str:
+    """The kind of failure of a failed record: ``no model reply`` or the exception's name."""
+    if llm_episode_failure(record) is not None:
+        return "no model reply"
+    first = str(record.get("error") or "").splitlines()[0]
+    head = first.split(":", 1)[0].strip()
+    return head if head and " " not in head else "error"
+
+
+def exclusion_lines(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Lines saying how many episodes were left out of the table and why ('' when none was)."""
+    _, failed = split_failed(records)
+    if not failed:
+        return []
+    reasons = Counter(failure_reason(r) for r in failed)
+    first = str(failed[0]["error"]).splitlines()[0][:300]
+    return [f"excluded from the table: {len(failed)} of {len(records)} episodes failed ({_counts(reasons)}); "
+            f"first: episode {failed[0].get('episode')}: {first}"]
+
+
+def partial_failure_line(records: Sequence[dict[str, Any]]) -> str:
+    """The scored episodes some of whose model calls failed (the episode went on), or ''."""
+    scored, _ = split_failed(records)
+    partial = [r["llm"] for r in scored if isinstance(r.get("llm"), dict) and r["llm"].get("errors")]
+    if not partial:
+        return ""
+    failed_calls = sum(len(x.get("errors") or []) for x in partial)
+    calls = sum(int(x.get("calls") or 0) for x in partial)
+    return (f"partial failures: {len(partial)} of {len(scored)} scored episodes had failed model calls "
+            f"({failed_calls} of their {calls} calls)")
+
+
+def failed_fraction_error(records: Sequence[dict[str, Any]], max_fraction: float) -> str | None:
+    """One line when more than ``max_fraction`` of the episodes failed, else ``None``."""
+    _, failed = split_failed(records)
+    if not records or len(failed) <= max_fraction * len(records):
+        return None
+    return (f"{len(failed)} of {len(records)} episodes failed (more than {max_fraction:.0%}); the scores above "
+            "cover only the others")
 
 
 def summary_lines(records: Sequence[dict[str, Any]]) -> list[str]:
@@ -70,6 +131,12 @@ def summary_lines(records: Sequence[dict[str, Any]]) -> list[str]:
                      f"{completion} completion tokens; tool mode {_counts(modes)}")
         lines.append(f"llm errors: {sum(errors)} in {with_errors}/{len(llm)} episodes"
                      + (f" (per episode: {', '.join(str(n) for n in errors)})" if with_errors else ""))
+        overflows = sum(int(x.get("overflows") or 0) for x in llm)
+        over_limit = sum(int(x.get("completion_over_limit") or 0) for x in llm)
+        if overflows or over_limit:
+            retried = sum(int(x.get("overflow_retries_ok") or 0) for x in llm)
+            lines.append(f"llm context overflows: {overflows} ({retried} trimmed and retried successfully); "
+                         f"replies longer than max_tokens: {over_limit}")
     judges = Counter(str(r["judge"]["kind"]) for r in records if isinstance(r.get("judge"), dict))
     fallback_judges = sum(n for kind, n in judges.items() if kind.startswith("fallback"))
     if judges and fallback_judges:

@@ -11,12 +11,14 @@ benchmark's report function turns the records into the paper's table.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import json
+import functools
 import multiprocessing as mp
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -28,11 +30,29 @@ from typing import Any
 import gymnasium as gym
 from tqdm import tqdm
 
+from personal_envs.core.arguments import check_keywords
+from personal_envs.core.errors import InputError, ReportedError, UnknownNameError
 from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
-from personal_envs.policies.base import Policy
-from personal_envs.run_config import check_and_store, fingerprint
-from personal_envs.run_extras import episode_extras, fatal_llm_failure, summary_lines
+from personal_envs.policies.base import Policy, PolicyGaveUp
+from personal_envs.run_config import (
+    ConfigMismatch,
+    check_and_store,
+    fingerprint,
+    record_served_model,
+    served_model_on_file,
+    store_served_model,
+)
+from personal_envs.run_extras import (
+    episode_extras,
+    exclusion_lines,
+    fatal_llm_failure,
+    llm_episode_failure,
+    partial_failure_line,
+    split_failed,
+    summary_lines,
+)
+from personal_envs.run_records import print_warning, read_records
 from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
@@ -67,6 +87,9 @@ class EvalConfig:
     ray_address: str | None = None
     #: Write each episode's trajectory next to the results file (``personal_envs.trajectories``).
     trajectories: bool = True
+    #: The model the results file's episodes came from, set by :func:`evaluate` when resuming; a policy with an
+    #: ``expected_model`` attribute (the LLM policy) gives up at its first reply from another model.
+    expected_model: str | None = None
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
@@ -78,21 +101,61 @@ def policy_names(env_id: str) -> list[str]:
     return sorted({*GENERIC_POLICIES, *entry_for(env_id).policies})
 
 
-def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
-    """Instantiate the policy ``name`` for ``env``."""
-    if name.startswith(SB3_PREFIX):  # a saved Stable-Baselines3 policy: sb3:PATH
-        return load_object("personal_envs.policies.sb3:make_sb3_policy")(env, seed=seed, path=name[len(SB3_PREFIX):],
-                                                                         **kwargs)
+def policy_factory(env_id: str, name: str) -> Any:
+    """The factory of policy ``name`` for ``env_id`` (:class:`~personal_envs.core.errors.UnknownNameError` listing
+    the available ones); ``sb3:PATH`` is a saved Stable-Baselines3 policy."""
+    if name.startswith(SB3_PREFIX):
+        return functools.partial(load_object("personal_envs.policies.sb3:make_sb3_policy"),
+                                 path=name[len(SB3_PREFIX):])
     factories = {**GENERIC_POLICIES, **entry_for(env_id).policies}
     if name not in factories:
-        raise KeyError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")
-    policy = load_object(factories[name])(env, seed=seed, **kwargs)
+        raise UnknownNameError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")
+    return load_object(factories[name])
+
+
+def make_policy(env_id: str, name: str, env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> Policy:
+    """Instantiate the policy ``name`` for ``env``.
+
+    Raises:
+        UnknownNameError: no policy of that name for ``env_id``.
+        InputError: ``kwargs`` holds a keyword the policy does not take.
+    """
+    factory = policy_factory(env_id, name)
+    check_keywords(factory, kwargs, f"policy {name!r}", skip=("env", "seed"))
+    try:
+        return factory(env, seed=seed, **kwargs)
+    except TypeError as exc:  # a factory that passes **kwargs on: the class refused one of the user's keys
+        if "unexpected keyword argument" in str(exc) and any(f"'{key}'" in str(exc) for key in kwargs):
+            raise InputError(f"policy {name!r}: {exc}") from None
+        raise
+
+
+def _make_run_policy(config: EvalConfig, env: gym.Env[Any, Any]) -> Policy:
+    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+    if config.expected_model and hasattr(policy, "expected_model"):
+        policy.expected_model = config.expected_model
     return policy
+
+
+class EpisodeObserver:
+    """Watches the episodes of an in-process run as they happen (the notebook prints and shows screens with it).
+    Every method is optional; an observer must not change the env."""
+
+    def on_reset(self, env: gym.Env[Any, Any], episode: int, observation: dict[str, Any], info: dict[str, Any]
+                 ) -> None:
+        """After ``env.reset`` of ``episode``."""
+
+    def on_step(self, env: gym.Env[Any, Any], step: int, action: Any, observation: dict[str, Any], reward: float,
+                info: dict[str, Any]) -> None:
+        """After each ``env.step`` (``step`` counts from 1)."""
+
+    def on_end(self, env: gym.Env[Any, Any], record: dict[str, Any]) -> None:
+        """When the episode's record is complete (before it is written), the env still open."""
 
 
 def run_episode(
     env: gym.Env[Any, Any], policy: Policy, *, env_id: str, policy_name: str, episode: int, seed: int,
-    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None,
+    max_env_steps: int = 10_000, recorder: TrajectoryRecorder | None = None, observer: EpisodeObserver | None = None,
 ) -> dict[str, Any]:
     """Run one episode and return its record (never raises: failures are recorded in ``error``)."""
     started = time.perf_counter()
@@ -111,6 +174,8 @@ def run_episode(
         policy.reset(obs, info)
         if writer is not None:
             writer.reset(obs, info)
+        if observer is not None:
+            observer.on_reset(env, episode, obs, info)
         total = 0.0
         for _ in range(max_env_steps):
             action = policy.act(obs, info) if writer is None else writer.act(policy, obs, info)
@@ -119,6 +184,8 @@ def run_episode(
                 writer.step(action, obs, reward, terminated, truncated, info)
             total += float(reward)
             record["steps"] += 1
+            if observer is not None:
+                observer.on_step(env, record["steps"], action, obs, float(reward), info)
             if terminated or truncated:
                 record["metrics"] = info.get("metrics", {})
                 record["score"] = float(info.get("score", reward))
@@ -126,23 +193,35 @@ def run_episode(
         else:
             record["error"] = f"episode did not end within {max_env_steps} steps"
         record["reward"] = total
+    except PolicyGaveUp as exc:  # e.g. no valid model reply: an error, never a score
+        record["error"] = str(exc)
     except Exception as exc:  # a failing episode is recorded, the run goes on
         record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
     _add_extras(env, policy, record)
+    _unscore_without_model_reply(record)
     record["runtime_s"] = round(time.perf_counter() - started, 4)
+    if observer is not None:
+        observer.on_end(env, record)
     if writer is not None:
         writer.finish(record)
     return record
 
 
 # ---------------------------------------------------------------------------------- output and resume checks
-class OutputPathError(RuntimeError):
+class OutputPathError(InputError, ReportedError):
     """The results file cannot be written (read-only folder, a file where a folder should be, ...)."""
 
 
 def check_output_path(path: Path) -> None:
-    """Make sure ``path`` can be appended to, creating its folder; raise :class:`OutputPathError` (one line)
-    otherwise.  Called before the first episode so a bad ``--out`` costs nothing."""
+    """Make sure ``path`` is (or can become) a regular file that can be appended to and that its folder takes the
+    files written beside it (the configuration sidecar, the trajectories), creating the folder; raise
+    :class:`OutputPathError` (one line) otherwise.  Called before the first episode so a bad ``--out`` costs
+    nothing."""
+    def refuse(exc: OSError, what: str) -> OutputPathError:
+        return OutputPathError(f"cannot write {what}: {exc.strerror or type(exc).__name__}")
+
+    if path.is_dir():
+        raise OutputPathError(f"cannot write the results file {path}: it is a folder; --out names a .jsonl file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         existed = path.exists()
@@ -151,42 +230,25 @@ def check_output_path(path: Path) -> None:
         if not existed:
             path.unlink()
     except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise OutputPathError(f"cannot write the results file {path}: {reason}") from None
+        raise refuse(exc, f"the results file {path}") from None
+    try:
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as exc:
+        raise refuse(exc, f"the files kept beside the results file {path} (its configuration and trajectories) "
+                          f"in {path.parent}") from None
 
 
 def resumable_records(path: Path, *, warn: bool = True) -> list[dict[str, Any]]:
-    """The records of a results file that a run can resume from.  A line that is not a JSON object with an integer
-    ``episode`` is reported on stderr with its line number (when ``warn``) and skipped, never fatal."""
-    records: list[dict[str, Any]] = []
+    """The records of a results file that a run can resume from (``[]`` if there is no file yet).  A line that is
+    not a valid record (:class:`~personal_envs.run_records.EpisodeRecord`) is reported on stderr with its line
+    number (when ``warn``) and skipped, never fatal: its episode runs again."""
     if not path.exists():
-        return records
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            text = line.strip()
-            if not text:
-                continue
-            problem = ""
-            try:
-                record = json.loads(text)
-            except (ValueError, RecursionError) as exc:  # bad JSON, too many digits, nesting too deep
-                problem = f"not valid JSON ({str(exc)[:80]})"
-                record = None
-            if not problem and not isinstance(record, dict):
-                problem = f"a JSON {type(record).__name__}, not an object"
-            elif not problem:
-                episode = record.get("episode")
-                if isinstance(episode, bool) or not isinstance(episode, int) or episode < 0:
-                    problem = f"'episode' is {json.dumps(episode)[:40]}, not an episode number"
-            if problem:
-                if warn:
-                    print(f"warning: {path} line {number}: {problem}; line skipped", file=sys.stderr)
-                continue
-            records.append(record)
-    return records
+        return []
+    return read_records(path, warn=print_warning if warn else None)
 
 
-class LLMRunAborted(RuntimeError):
+class LLMRunAborted(ReportedError):
     """The policy's LLM endpoint failed every call of an episode for a reason that will not go away."""
 
 
@@ -196,6 +258,19 @@ def _add_extras(env: gym.Env[Any, Any], policy: Policy, record: dict[str, Any]) 
         record.update(episode_extras(env, policy, record))
     except Exception as exc:  # reporting must never lose the episode
         record["extras_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _unscore_without_model_reply(record: dict[str, Any]) -> None:
+    """An episode without a valid model reply is an error: no score, and the env's metrics (a policy that never
+    spoke may look like one that rightly stayed silent) are kept aside under ``unscored_metrics``."""
+    failure = llm_episode_failure(record)
+    if failure is None:
+        return
+    record["error"] = record.get("error") or failure
+    record["score"] = None
+    if record.get("metrics"):
+        record["unscored_metrics"] = record["metrics"]
+    record["metrics"] = {}
 
 
 def _check_configuration(config: EvalConfig, has_records: bool) -> None:
@@ -240,9 +315,13 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
         die_with_parent(parent_pid)
     import personal_envs  # noqa: F401  (registers the ids in the spawned process)
 
-    env = gym.make(config.env_id, **config.env_kwargs)
     try:
-        policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+        env = gym.make(config.env_id, **config.env_kwargs)
+    except InputError as exc:
+        results.put({"worker_error": str(exc), "input_error": True})
+        return
+    try:
+        policy = _make_run_policy(config, env)
         while (episode := tasks.get()) is not None:
             results.put(
                 run_episode(
@@ -250,6 +329,8 @@ def _worker_main(config: EvalConfig, tasks: Any, results: Any, parent_pid: int |
                     seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
                 )
             )
+    except InputError as exc:  # bad input: the parent reports it as such, in one line
+        results.put({"worker_error": str(exc), "input_error": True})
     except Exception as exc:
         results.put({"worker_error": f"{type(exc).__name__}: {exc}"})
     finally:
@@ -278,22 +359,50 @@ def _run_parallel(config: EvalConfig, episodes: Sequence[int]) -> Iterator[dict[
                     raise RuntimeError("all evaluation workers exited before finishing the episodes") from None
                 continue
             if "worker_error" in record:
+                if record.get("input_error"):
+                    raise InputError(record["worker_error"])
                 raise RuntimeError(f"an evaluation worker failed to start: {record['worker_error']}")
             received += 1
             yield record
     finally:
-        for worker in workers:
-            worker.join(timeout=60)
-            if worker.is_alive():
-                worker.terminate()
+        _stop_workers(workers, tasks, results, early=received < len(episodes))
 
 
-def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any]) -> Iterator[dict[str, Any]]:
-    policy = make_policy(config.env_id, config.policy, env, seed=config.seed, **config.policy_kwargs)
+#: Seconds stopping workers may take before they are terminated (each finishes its current episode meanwhile).
+WORKER_STOP_S = 60.0
+
+
+def _stop_workers(workers: Sequence[Any], tasks: Any, results: Any, *, early: bool) -> None:
+    """Let the workers finish: after an early stop (a fatal error) the episodes not started are withdrawn; the
+    results still arriving are read and dropped (a worker cannot exit while its results fill the pipe), and a
+    worker still running after :data:`WORKER_STOP_S` is terminated."""
+    if early:
+        while True:
+            try:
+                tasks.get_nowait()
+            except Exception:
+                break
+        for _ in workers:
+            tasks.put(None)
+    deadline = time.monotonic() + WORKER_STOP_S
+    while any(w.is_alive() for w in workers) and time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            results.get(timeout=0.2)
+    for worker in workers:
+        worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.terminate()
+            worker.join(timeout=10)
+
+
+def _run_local(config: EvalConfig, episodes: Sequence[int], env: gym.Env[Any, Any],
+               observer: EpisodeObserver | None = None) -> Iterator[dict[str, Any]]:
+    policy = _make_run_policy(config, env)
     for episode in episodes:
         yield run_episode(
             env, policy, env_id=config.env_id, policy_name=config.policy, episode=episode,
             seed=config.seed + episode, max_env_steps=config.max_env_steps, recorder=recorder_for(config),
+            observer=observer,
         )
 
 
@@ -315,6 +424,20 @@ class _LocalEnv:
             self.env = None
 
 
+def check_config(config: EvalConfig) -> None:
+    """Refuse a configuration that cannot run as asked (:class:`~personal_envs.core.errors.InputError`): fewer than
+    one episode or worker, an unknown backend or policy, policy keywords the policy's factory does not take (the env
+    checks its own keywords when it is built)."""
+    if config.episodes is not None and (isinstance(config.episodes, bool) or config.episodes < 1):
+        raise InputError(f"--episodes must be at least 1, got {config.episodes}")
+    if config.workers < 1:
+        raise InputError(f"--workers must be at least 1, got {config.workers}")
+    if config.backend not in BACKENDS:
+        raise InputError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
+    check_keywords(policy_factory(config.env_id, config.policy), config.policy_kwargs, f"policy {config.policy!r}",
+                   skip=("env", "seed"))
+
+
 def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
     """Number of tasks of an env configuration (the default episode count)."""
     env = gym.make(env_id, **env_kwargs)
@@ -324,19 +447,24 @@ def count_tasks(env_id: str, env_kwargs: dict[str, Any]) -> int:
         env.close()
 
 
-def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
-    """Run the evaluation; return every record of this env id and policy in the results file."""
+def evaluate(config: EvalConfig, observer: EpisodeObserver | None = None) -> list[dict[str, Any]]:
+    """Run the evaluation; return every record of this env id and policy in the results file.
+
+    ``observer`` watches the episodes as they run (in-process runs only: one worker, local backend)."""
     entry_for(config.env_id)  # fail early, with the known ids, on a typo
+    check_config(config)
+    if observer is not None and (config.workers != 1 or config.backend != "local"):
+        raise InputError("an observer needs an in-process run (workers=1, backend='local')")
     check_output_path(config.results_path())  # before the first episode, not after it
     log = JsonlLog(config.results_path())
 
     def mine(record: dict[str, Any]) -> bool:
         return record.get("env_id") == config.env_id and record.get("policy") == config.policy
 
-    if config.backend not in BACKENDS:
-        raise ValueError(f"unknown backend {config.backend!r}; choose one of {', '.join(BACKENDS)}")
     existing = [r for r in resumable_records(log.path) if mine(r)]
     _check_configuration(config, has_records=bool(existing))
+    file_model = served_model_on_file(log.path, config.env_id, config.policy, existing)
+    config.expected_model = file_model
     done = {int(r["episode"]) for r in existing if not r.get("error")}
     in_process = config.backend != "ray" and config.workers == 1
     local = _LocalEnv(config)
@@ -357,15 +485,28 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
                 records = run_ray(config, todo)
             elif in_process:
-                records = _run_local(config, todo, local.get())
+                records = _run_local(config, todo, local.get(), observer)
             else:
                 records = _run_parallel(config, todo)
             bar = tqdm(total=len(todo), desc=f"{config.env_id} / {config.policy}", unit="ep",
                        disable=not config.progress)
             for record in records:
+                model = record_served_model(record)
+                if model and file_model and model != file_model:
+                    bar.close()
+                    getattr(records, "close", lambda: None)()
+                    raise ConfigMismatch(
+                        f"the endpoint answered episode {record.get('episode')} with model {model!r}, but the "
+                        f"episodes in {config.results_path()} came from {file_model!r}; the episode was not "
+                        "added: serve the same model, or use another --out")
                 log.append(record)
+                if model and not file_model:
+                    file_model = model
+                    store_served_model(log.path, config.env_id, config.policy, model)
                 bar.update(1)
-                bar.set_postfix(score=f"{record.get('score', 0.0):.2f}", refresh=False)
+                score = record.get("score")
+                bar.set_postfix(score="error" if record.get("error") or score is None else f"{score:.2f}",
+                                refresh=False)
                 fatal = fatal_llm_failure(record)
                 if fatal is not None:
                     bar.close()
@@ -382,14 +523,19 @@ def evaluate(config: EvalConfig) -> list[dict[str, Any]]:
 
 
 def report(env_id: str, records: Sequence[dict[str, Any]]) -> str:
-    """The benchmark's table for ``records`` (plus a count of failed episodes)."""
+    """The benchmark's table over the scored episodes; failed episodes (an error, such as no valid model reply) are
+    left out of it and counted below it with their reasons, next to the partial failures of the scored ones."""
     entry = entry_for(env_id)
-    text = load_object(entry.report)(list(records)) if entry.report else f"{len(records)} episodes"
-    failed = [r for r in records if r.get("error")]
-    if failed:
-        first = str(failed[0]["error"]).splitlines()[0]
-        text += f"\n{len(failed)} episode(s) failed; first error: {first}"
-    extra = summary_lines(records)
-    if extra:
-        text = str(text) + "\n" + "\n".join(extra)
-    return str(text)
+    scored, _ = split_failed(records)
+    if not scored:
+        text = f"no scored episode: all {len(records)} failed"
+    else:
+        text = str(load_object(entry.report)(list(scored)) if entry.report else f"{len(scored)} episodes")
+    lines = exclusion_lines(records)
+    partial = partial_failure_line(records)
+    if partial:
+        lines.append(partial)
+    lines += summary_lines(records)
+    if lines:
+        text = text + "\n" + "\n".join(lines)
+    return text

@@ -9,13 +9,18 @@ untouched.  Protocol:
   ``use_vision``, ``max_actions_per_step``, ``tool_calling_method``, ``temperature``, ``proxy`` (the local web's
   proxy or ``null``), ``allowed_domains``, ``chromium``, ``chromium_args``, ``viewport``, ``detect_js`` (the
   project's indexing script, run only to read its ``captcha`` / ``banner`` flags), ``search_redirect`` (a URL
-  template with ``{query}`` that Google searches are redirected to, for the local web);
-* stdout, JSON lines: ``{"type": "step", ...}`` after every agent step (the agent's state, its actions with their
-  results and the URL before and after each, what the page showed afterwards and a PNG screenshot in base64), then
+  template with ``{query}`` that Google searches are redirected to, for the local web), ``files_dir`` (where
+  ``save_pdf`` / ``save_html_to_file`` write), ``save_html_fails`` (reproduce 0.1.41rc2's failing
+  ``save_html_to_file``, default true);
+* stdout, JSON lines: ``{"type": "llm_call", ...}`` as soon as a model request has finished (what it was for, HTTP
+  status, the reply's token usage, error kind; see :mod:`browser_use_calls`), ``{"type": "step", ...}`` after every
+  agent step (the agent's state, its actions with their results and the URL before and after each, the actions
+  browser-use dropped without running, what the page showed afterwards and a PNG screenshot in base64), then
   ``{"type": "end", ...}``; ``{"type": "error", "error": ...}`` if the run could not start.  Everything browser-use
   itself prints goes to stderr.
 
-Telemetry is off (``ANONYMIZED_TELEMETRY=false`` before browser-use is imported).
+The controller has the paper's 24 actions (:mod:`browser_use_actions`).  Telemetry is off
+(``ANONYMIZED_TELEMETRY=false`` before browser-use is imported).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import json
 import os
 import re
 import sys
+import threading
 import traceback
 from typing import Any
 from urllib.parse import quote_plus
@@ -34,16 +40,24 @@ os.environ["ANONYMIZED_TELEMETRY"] = "false"
 os.environ.setdefault("BROWSER_USE_LOGGING_LEVEL", "info")
 
 _OUT = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+_OUT_LOCK = threading.Lock()
 os.dup2(2, 1)  # browser-use logs to stdout: send it to stderr, keep the real stdout for the protocol
 sys.stdout = sys.stderr
+
+# The bridge's sibling modules (this folder is sys.path[0] when the bridge runs as a script); imported after the
+# redirection because browser-use logs as soon as it is imported.
+import browser_use_calls  # noqa: E402
+from browser_use_actions import install_paper_actions  # noqa: E402
 
 _GOOGLE_SEARCH = re.compile(r"^https?://(www\.)?google\.[a-z.]+/search\?")
 
 
 def emit(message: dict[str, Any]) -> None:
-    """Write one protocol line."""
-    _OUT.write(json.dumps(message, ensure_ascii=False) + "\n")
-    _OUT.flush()
+    """Write one protocol line (model calls may finish in another thread than the agent's)."""
+    line = json.dumps(message, ensure_ascii=False) + "\n"
+    with _OUT_LOCK:
+        _OUT.write(line)
+        _OUT.flush()
 
 
 async def run(config: dict[str, Any]) -> None:
@@ -76,18 +90,29 @@ async def run(config: dict[str, Any]) -> None:
             return await super()._setup_standard_browser(shim)
 
     class RecordingController(Controller):
-        """browser-use's controller, noting the URL before and after every action it runs."""
+        """browser-use's controller with the paper's actions, noting every action it runs: what it ran, its result
+        (or the error it raised), and the URL before and after; model calls made inside an action count as the
+        action's (``extract_content``'s extraction model)."""
 
         def __init__(self) -> None:
             super().__init__()
             self.log: list[dict[str, Any]] = []
 
         async def act(self, action: Any, browser_context: Any, *args: Any, **kwargs: Any) -> Any:
-            before = await _page_url(browser_context)
-            result = await super().act(action, browser_context, *args, **kwargs)
-            self.log.append({"action": action.model_dump(exclude_unset=True), "url_before": before,
-                             "url_after": await _page_url(browser_context)})
-            return result
+            entry: dict[str, Any] = {"action": action.model_dump(exclude_unset=True),
+                                     "url_before": await _page_url(browser_context)}
+            token = browser_use_calls.purpose.set("action")
+            try:
+                result = await super().act(action, browser_context, *args, **kwargs)
+                entry["result"] = result
+                return result
+            except Exception as exc:  # browser-use turns it into the step's error; the trace keeps the action
+                entry["raised"] = str(exc)
+                raise
+            finally:
+                browser_use_calls.purpose.reset(token)
+                entry["url_after"] = await _page_url(browser_context)
+                self.log.append(entry)
 
     width, height = (int(v) for v in config.get("viewport") or (1280, 720))
     context_config = BrowserContextConfig(browser_window_size={"width": width, "height": height},
@@ -96,17 +121,22 @@ async def run(config: dict[str, Any]) -> None:
     browser = LocalChromiumBrowser(BrowserConfig(headless=True, proxy=proxy,
                                                  extra_chromium_args=list(config.get("chromium_args") or []),
                                                  new_context_config=context_config))
+    timeout = float(config.get("timeout", 120.0))
+    calls = browser_use_calls.CallCounter(on_call=lambda record: emit({"type": "llm_call", **record}))
+    http_client, http_async_client = calls.clients(timeout)
     llm = ChatOpenAI(model=str(config["model"]), base_url=str(config["base_url"]),
                      api_key=str(config.get("api_key") or "not-needed"),
-                     temperature=float(config.get("temperature", 0.0)), max_retries=1,
-                     timeout=float(config.get("timeout", 120.0)))
+                     temperature=float(config.get("temperature", 0.0)), max_retries=1, timeout=timeout,
+                     http_client=http_client, http_async_client=http_async_client)
     controller = RecordingController()
+    install_paper_actions(controller, files_dir=str(config.get("files_dir") or os.getcwd()),
+                          save_html_fails=bool(config.get("save_html_fails", True)))
     start_url = str(config.get("start_url") or "")
     initial = [{"go_to_url": {"url": start_url}}] if start_url and start_url != "about:blank" else None
     agent = Agent(task=str(config["task"]), llm=llm, browser=browser, controller=controller,
                   use_vision=bool(config.get("use_vision", True)),
                   max_actions_per_step=int(config.get("max_actions_per_step", 10)),
-                  tool_calling_method=config.get("tool_calling_method") or "auto",
+                  tool_calling_method=config.get("tool_calling_method") or "raw",
                   initial_actions=initial)
     max_steps = int(config.get("max_steps", 15))
     detect_js = str(config.get("detect_js") or "")
@@ -128,17 +158,22 @@ async def run(config: dict[str, Any]) -> None:
             if agent.state.consecutive_failures >= agent.settings.max_failures:
                 break
             before = len(agent.state.history.history)
+            info = AgentStepInfo(step_number=step, max_steps=max_steps)
             try:
-                await agent.step(AgentStepInfo(step_number=step, max_steps=max_steps))
+                await agent.step(info)
             except Exception as exc:  # browser-use's own error handler can fail (e.g. a missing optional import)
-                emit({"type": "step", "step": step + 1, "brain": {}, "actions": [],
-                      "error": f"browser-use step failed: {type(exc).__name__}: {exc}",
+                record = _step_record(None, controller.log, [], last_step=info.is_last_step())
+                record["error"] = "; ".join(filter(None, [f"browser-use step failed: {type(exc).__name__}: {exc}",
+                                                          record["error"]]))
+                emit({"type": "step", "step": step + 1, **record,
                       **await _page_state(agent.browser_context, detect_js)})
                 agent.state.consecutive_failures += 1
                 controller.log.clear()
                 continue
             item = agent.state.history.history[-1] if len(agent.state.history.history) > before else None
-            emit({"type": "step", "step": step + 1, **_step_record(item, controller.log),
+            requested = browser_use_calls.requested_actions(calls.last_reply("agent")) if item else []
+            emit({"type": "step", "step": step + 1,
+                  **_step_record(item, controller.log, requested, last_step=info.is_last_step()),
                   **await _page_state(agent.browser_context, detect_js)})
             controller.log.clear()
             if agent.state.history.is_done():
@@ -152,6 +187,8 @@ async def run(config: dict[str, Any]) -> None:
             await agent.browser_context.close()
         finally:
             await browser.close()
+            http_client.close()
+            await http_async_client.aclose()
 
 
 def _unquote(text: str) -> str:
@@ -168,36 +205,68 @@ async def _page_url(browser_context: Any) -> str:
         return ""
 
 
-def _step_record(item: Any, log: list[dict[str, Any]]) -> dict[str, Any]:
-    """The agent's state and actions of one history item, each action with its result and URLs."""
-    if item is None:
-        return {"brain": {}, "actions": [], "error": "the step made no history entry"}
+def _step_record(item: Any, log: list[dict[str, Any]], requested: list[dict[str, Any]], *,
+                 last_step: bool = False) -> dict[str, Any]:
+    """The agent's state and the actions of one step: each action the controller ran with its result, target
+    element and URLs; the actions the model asked for that browser-use ran nothing for (``dropped``)."""
     brain: dict[str, str] = {}
     planned: list[dict[str, Any]] = []
-    if item.model_output is not None:
-        brain = {key: str(getattr(item.model_output.current_state, key, ""))
-                 for key in ("evaluation_previous_goal", "memory", "next_goal")}
-        planned = [a.model_dump(exclude_unset=True) for a in item.model_output.action]
-    results = list(item.result or [])
-    elements = list(getattr(item.state, "interacted_element", None) or [])
-    actions = []
+    results: list[Any] = []
+    elements: list[Any] = []
+    if item is not None:
+        if item.model_output is not None:
+            brain = {key: str(getattr(item.model_output.current_state, key, ""))
+                     for key in ("evaluation_previous_goal", "memory", "next_goal")}
+            planned = [a.model_dump(exclude_unset=True) for a in item.model_output.action]
+        results = list(item.result or [])
+        elements = list(getattr(item.state, "interacted_element", None) or [])
+    actions: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
     for i, entry in enumerate(log):
-        ((name, arguments),) = entry["action"].items() if len(entry["action"]) == 1 else (("?", entry["action"]),)
-        result = results[i] if i < len(results) else None
+        ran, ignored = _ran_and_ignored(entry["action"])
+        for name in ignored:
+            dropped.append({"name": name, "arguments": entry["action"][name] or {},
+                            "reason": "another action came first in the same item (browser-use runs one per item)"})
+        if ran is None:
+            dropped.append(_dropped_request(requested[i] if i < len(requested) else {}, last_step))
+            continue
+        result = entry.get("result")
         element = elements[i] if i < len(elements) else None
         target = ""
         if element is not None:
             attrs = " ".join(f'{k}="{v}"' for k, v in list((element.attributes or {}).items())[:4])
             target = f"<{element.tag_name}{' ' + attrs if attrs else ''}>"
         actions.append({
-            "name": name, "arguments": arguments or {}, "error": str(getattr(result, "error", "") or ""),
+            "name": ran, "arguments": entry["action"][ran] or {},
+            "error": str(entry.get("raised") or getattr(result, "error", "") or ""),
             "result": str(getattr(result, "extracted_content", "") or "")[:2000], "target": target,
             "url_before": entry["url_before"], "url_after": entry["url_after"],
             "is_done": bool(getattr(result, "is_done", False)),
             "success": getattr(result, "success", None),
         })
     errors = [str(r.error) for r in results if getattr(r, "error", None)]
-    return {"brain": brain, "planned": planned, "actions": actions, "error": "; ".join(errors)[:4000]}
+    errors += [f"browser-use ran nothing for the model's action {d['name'] or '(unreadable)'}: {d['reason']}"
+               for d in dropped]
+    if item is None and not log:
+        errors.append("the step made no history entry")
+    return {"brain": brain, "planned": planned, "actions": actions, "dropped": dropped,
+            "error": "; ".join(errors)[:4000]}
+
+
+def _ran_and_ignored(dumped: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """Which action of one parsed item the controller ran (the first with parameters, as its ``act`` does) and
+    which names it ignored; ``None`` when the item is empty (browser-use's parser dropped what the model wrote)."""
+    names = [name for name, params in dumped.items() if params is not None]
+    return (names[0], names[1:]) if names else (None, [])
+
+
+def _dropped_request(asked: dict[str, Any], last_step: bool) -> dict[str, Any]:
+    """What the model wrote for an action item that browser-use parsed into nothing."""
+    name = next(iter(asked), "") if len(asked) == 1 else ", ".join(asked)
+    arguments = asked.get(name) if len(asked) == 1 and isinstance(asked.get(name), dict) else {}
+    reason = ("on the last step browser-use accepts only done" if last_step
+              else "not an action of browser-use's controller")
+    return {"name": str(name), "arguments": arguments, "reason": reason}
 
 
 async def _page_state(browser_context: Any, detect_js: str) -> dict[str, Any]:

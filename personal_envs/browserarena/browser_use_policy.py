@@ -26,6 +26,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import urllib.request
 from functools import lru_cache
@@ -47,6 +48,8 @@ PYTHON_ENV = "PERSONAL_ENVS_BROWSER_USE_PYTHON"
 DEFAULT_VENV = Path.home() / ".cache" / "personal-envs" / f"browser-use-{BROWSER_USE_VERSION}"
 INSTALL_HINT = "install it with `bash scripts/setup_browser_use.sh` (its own virtualenv, about a minute)"
 BRIDGE = Path(__file__).with_name("browser_use_bridge.py")
+#: browser-use 0.1.40's ``ToolCallingMethod`` values; ``raw`` is how the paper ran every model.
+TOOL_CALLING_METHODS = ("raw", "function_calling", "json_mode", "auto")
 
 
 def browser_use_python() -> Path:
@@ -92,19 +95,28 @@ class BrowserUsePolicy(Policy):
         api_key: Bearer token (default ``$OPENAI_API_KEY``).
         use_vision: Send browser-use's labelled screenshot with each step (browser-use's default, as the paper).
         max_actions_per_step: browser-use's cap of actions per step (10).
-        tool_calling_method: browser-use's ``tool_calling_method`` (``auto``: function calling for ChatOpenAI,
-            ``raw`` for DeepSeek-R1 names); ``raw`` or ``json_mode`` for servers without tool calls.
+        tool_calling_method: browser-use's ``tool_calling_method``: ``raw`` (default, as the paper ran every model:
+            JSON in the reply's text), ``function_calling``, ``json_mode`` or ``auto`` (browser-use's choice:
+            function calling for ChatOpenAI, ``raw`` for DeepSeek-R1 names).
         temperature: Sampling temperature of ``ChatOpenAI``.
         step_timeout_s: Longest wait for one browser-use step before the episode is stopped.
         python: The browser-use venv's Python (default :func:`browser_use_python`).
+        save_html_fails: Reproduce 0.1.41rc2's ``save_html_to_file``, which fails on every call (default); ``False``
+            saves the page's HTML as the paper's Table 1 describes.
+        files_dir: Where ``save_pdf`` / ``save_html_to_file`` write (default: the env's files folder, the one its
+            own actions use).
     """
 
     name = "browser-use"
 
     def __init__(self, env: gym.Env[Any, Any], seed: int = 0, *, base_url: str | None = None,
                  model: str | None = None, api_key: str | None = None, use_vision: bool = True,
-                 max_actions_per_step: int = 10, tool_calling_method: str = "auto", temperature: float = 0.0,
-                 step_timeout_s: float = 300.0, python: str | os.PathLike[str] | None = None) -> None:
+                 max_actions_per_step: int = 10, tool_calling_method: str = "raw", temperature: float = 0.0,
+                 step_timeout_s: float = 300.0, python: str | os.PathLike[str] | None = None,
+                 save_html_fails: bool = True, files_dir: str | os.PathLike[str] | None = None) -> None:
+        if tool_calling_method not in TOOL_CALLING_METHODS:
+            raise ValueError(f"tool_calling_method must be one of {', '.join(TOOL_CALLING_METHODS)} (browser-use "
+                             f"{BROWSER_USE_VERSION}), got {tool_calling_method!r}")
         self.python = str(python or browser_use_python())
         missing = browser_use_missing(self.python)
         if missing:
@@ -120,12 +132,16 @@ class BrowserUsePolicy(Policy):
         self.tool_calling_method = tool_calling_method
         self.temperature = temperature
         self.step_timeout_s = step_timeout_s
+        self.save_html_fails = save_html_fails
+        self.files_dir = str(files_dir) if files_dir is not None else None
+        self._temporary_files: tempfile.TemporaryDirectory[str] | None = None
         self.seed = seed
         self._env: Any = getattr(env, "unwrapped", env)
         self._process: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._stderr: list[str] = []
         self._report: dict[str, Any] = {}
+        self._calls: list[dict[str, Any]] = []
         self._ended = False
 
     # ------------------------------------------------------------------------------------------ episode
@@ -136,7 +152,7 @@ class BrowserUsePolicy(Policy):
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any]) -> None:
         """Start browser-use on this episode's task."""
-        self.close()
+        self._stop_bridge()
         if not self.model:
             self.model = _first_model(self.base_url, self.api_key)
         env = self._env
@@ -155,13 +171,16 @@ class BrowserUsePolicy(Policy):
             "chromium_args": list(CHROMIUM_ARGS), "viewport": list(getattr(env, "viewport", (1280, 720))),
             "detect_js": INDEX_ELEMENTS_JS,
             "search_redirect": getattr(env, "search_url", None) if web is not None else None,
+            "files_dir": self._files_dir(env), "save_html_fails": self.save_html_fails,
         }
         self._lines = queue.Queue()
         self._stderr = []
+        self._calls = []
         self._ended = False
         self._report = {"agent": f"browser-use {BROWSER_USE_VERSION}", "model": self.model,
-                        "endpoint": self.base_url, "steps": 0, "calls": 0, "ok_calls": 0, "errors": [],
-                        "tool_mode": {"effective": f"browser-use {self.tool_calling_method}"}}
+                        "endpoint": self.base_url, "steps": 0, "errors": [], "dropped_actions": [],
+                        "tool_mode": {"configured": self.tool_calling_method,
+                                      "effective": f"browser-use {self.tool_calling_method}"}}
         self._process = subprocess.Popen(
             [self.python, str(BRIDGE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, encoding="utf-8", env={**os.environ, "ANONYMIZED_TELEMETRY": "false",
@@ -170,7 +189,8 @@ class BrowserUsePolicy(Policy):
         assert self._process.stdin is not None
         self._process.stdin.write(json.dumps(config) + "\n")
         self._process.stdin.close()
-        threading.Thread(target=self._read_stdout, args=(self._process, self._lines), daemon=True).start()
+        threading.Thread(target=self._read_stdout, args=(self._process, self._lines, self._calls),
+                         daemon=True).start()
         threading.Thread(target=self._read_stderr, args=(self._process, self._stderr), daemon=True).start()
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> ExternalStep:
@@ -187,15 +207,16 @@ class BrowserUsePolicy(Policy):
         kind = message.get("type")
         if kind == "step":
             self._report["steps"] += 1
-            self._report["calls"] += 1  # one model call per browser-use step
-            self._report["ok_calls"] += 1 if message.get("brain") else 0
+            self._report["dropped_actions"] += [{"step": message.get("step"), "name": d.get("name"),
+                                                 "reason": d.get("reason")} for d in message.get("dropped") or []]
             if message.get("error"):
                 self._report["errors"].append(str(message["error"])[:500])
             return self._to_step(message)
         self._ended = True
         if kind == "end":
             self._report.update({k: message.get(k) for k in ("done", "failures")})
-            self._report["prompt_tokens"] = int(message.get("input_tokens") or 0)  # browser-use's own estimate
+            # browser-use's own estimate of its prompts (the counted tokens are the replies' usage)
+            self._report["estimated_prompt_tokens"] = int(message.get("input_tokens") or 0)
             return ExternalStep(self, stop=True, error="" if message.get("done") else
                                 "browser-use stopped without calling done "
                                 f"({message.get('failures')} consecutive failures)")
@@ -204,11 +225,34 @@ class BrowserUsePolicy(Policy):
         return ExternalStep(self, stop=True, error=f"browser-use failed: {error}"[:4000])
 
     def episode_report(self) -> dict[str, Any]:
-        """Model, endpoint, browser-use version, steps and errors of the latest episode (for the eval record)."""
-        return dict(self._report)
+        """Model, endpoint, browser-use version, steps and errors of the latest episode, and its model calls:
+        ``calls`` (every request sent, retries and failed ones included), ``ok_calls``, ``prompt_tokens`` /
+        ``completion_tokens`` (summed from the replies' ``usage``), ``retries``, ``calls_by_purpose`` (``agent``:
+        browser-use's steps; ``action``: ``extract_content``'s extraction model), ``error_kinds`` and ``trace`` (one
+        entry per request)."""
+        calls = list(self._calls)
+        ok = [c for c in calls if c.get("status") == 200 and not c.get("error_kind")]
+        kinds: dict[str, int] = {}
+        purposes: dict[str, int] = {}
+        for call in calls:
+            purposes[str(call.get("purpose"))] = purposes.get(str(call.get("purpose")), 0) + 1
+            if call.get("error_kind"):
+                kinds[str(call["error_kind"])] = kinds.get(str(call["error_kind"]), 0) + 1
+        return {**self._report, "calls": len(calls), "ok_calls": len(ok),
+                "prompt_tokens": sum(int(c.get("prompt_tokens") or 0) for c in ok),
+                "completion_tokens": sum(int(c.get("completion_tokens") or 0) for c in ok),
+                "retries": sum(1 for c in calls if c.get("retry")), "calls_by_purpose": purposes,
+                "error_kinds": kinds, "trace": calls}
 
     def close(self) -> None:
-        """Stop the bridge process of the current episode (if it still runs)."""
+        """Stop the bridge process of the current episode (if it still runs) and remove this policy's temporary
+        files folder (only made when the env has none)."""
+        self._stop_bridge()
+        if self._temporary_files is not None:
+            self._temporary_files.cleanup()
+            self._temporary_files = None
+
+    def _stop_bridge(self) -> None:
         process, self._process = self._process, None
         if process is None:
             return
@@ -225,8 +269,19 @@ class BrowserUsePolicy(Policy):
             self.close()
 
     # ------------------------------------------------------------------------------------------ helpers
+    def _files_dir(self, env: Any) -> str:
+        """``files_dir``, else the env's files folder (its driver's), else a temporary folder of this policy."""
+        if self.files_dir is not None:
+            return self.files_dir
+        driver_dir = getattr(getattr(env, "driver", None), "files_dir", None)
+        if callable(driver_dir):
+            return str(driver_dir())
+        if self._temporary_files is None:
+            self._temporary_files = tempfile.TemporaryDirectory(prefix="browser-use-files-")
+        return self._temporary_files.name
+
     def _to_step(self, message: dict[str, Any]) -> ExternalStep:
-        actions = [_our_name(action) for action in message.get("actions") or []]
+        actions = [dict(action) for action in message.get("actions") or []]
         done = next((a for a in actions if a.get("is_done")), None)
         return ExternalStep(
             self, brain=dict(message.get("brain") or {}), actions=actions, url=str(message.get("url", "")),
@@ -235,18 +290,24 @@ class BrowserUsePolicy(Policy):
             banner=bool(message.get("banner")), screenshot=_decode_png(str(message.get("screenshot_png_b64", ""))),
             error=str(message.get("error", "")), answer=str(done.get("result", "")) if done else None,
             success=bool(done.get("success", True)) if done else True,
-            extra={"agent": "browser-use", "planned_actions": message.get("planned", [])},
+            extra={"agent": "browser-use", "planned_actions": message.get("planned", []),
+                   "dropped_actions": list(message.get("dropped") or [])},
         )
 
     @staticmethod
-    def _read_stdout(process: subprocess.Popen[str], lines: queue.Queue[dict[str, Any] | None]) -> None:
+    def _read_stdout(process: subprocess.Popen[str], lines: queue.Queue[dict[str, Any] | None],
+                     calls: list[dict[str, Any]]) -> None:
         assert process.stdout is not None
         for line in process.stdout:
             try:
                 message = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(message, dict):
+            if not isinstance(message, dict):
+                continue
+            if message.get("type") == "llm_call":  # counted at once: a run stopped mid-step keeps its calls
+                calls.append({k: v for k, v in message.items() if k != "type"})
+            else:
                 lines.put(message)
         lines.put(None)
 
@@ -256,18 +317,6 @@ class BrowserUsePolicy(Policy):
         for line in process.stderr:
             sink.append(line.rstrip())
             del sink[:-200]
-
-
-#: browser-use 0.1.40's action names that the project's action set (the paper's Table 1, browser-use 0.1.41rc2)
-#: spells differently; the trace keeps the project's name and browser-use's own in ``browser_use_name``.
-RENAMED_ACTIONS = {"click_element": "click_element_by_index"}
-
-
-def _our_name(action: dict[str, Any]) -> dict[str, Any]:
-    name = str(action.get("name", ""))
-    if name in RENAMED_ACTIONS:
-        return {**action, "name": RENAMED_ACTIONS[name], "browser_use_name": name}
-    return dict(action)
 
 
 def _decode_png(data: str) -> np.ndarray | None:

@@ -46,6 +46,7 @@ from personal_envs.browserarena.web_access import page_state, step_errors
 from personal_envs.browserarena.world import ArenaWorld
 from personal_envs.core.actions import Action, ActionError, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
 
 MAX_URL_CHARS = 8192
@@ -104,7 +105,7 @@ class BrowserArenaEnv(PersonalEnv):
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
-            raise ValueError("BrowserArena needs at least one task")
+            raise InputError("BrowserArena needs at least one task")
         extra = {spec.name: spec for task in task_list for spec in task.extra_actions}
         super().__init__(BROWSERUSE_ACTION_SPECS + tuple(extra.values()), max_steps=max_steps,
                          render_mode=render_mode)

@@ -4,8 +4,10 @@
 * :func:`banner_report`: banner shown, banner detected by the agent (% of tasks: it said or did something about
   it), banner closed (% of tasks where detected, as the paper), task marked completed, marked completed although
   the banner was never closed, answer correct;
-* :func:`navigation_report`: the paper's Table 5: % of tasks per column (Google API / Google site / Wiki / Direct
-  answer / Failed; exclusive, summing to 100%), per model and question set (real facts, fictional landmarks);
+* :func:`navigation_report`: the paper's Table 5: % of tasks per column (Google API / Google site / Wiki / Other
+  site / Direct answer / Failed; exclusive, summing to 100%; Failed = the answer is not right, whatever the route;
+  Other site = a typed URL of neither the search engine nor the encyclopedia, which the paper's columns do not
+  name), per model and question set (real facts, fictional landmarks);
 * :func:`open_report`: finished / success claimed / mean steps for open-web runs.
 
 Records are grouped by their ``policy`` field (the model).
@@ -89,8 +91,8 @@ def navigation_report(records: Iterable[Mapping[str, Any]]) -> str:
             correct = sum(1 for r in group if r["metrics"].get("correct"))
             rows.append([policy, name, len(group), *[rates[c] for c in NAVIGATION_CATEGORIES],
                          _pct(correct, len(group)), _judges(group)])
-    headers = ["model", "questions", "tasks", "Google API %", "Google site %", "Wiki %", "Direct answer %", "Failed %",
-               "correct %", "judge"]
+    headers = ["model", "questions", "tasks", "Google API %", "Google site %", "Wiki %", "Other site %",
+               "Direct answer %", "Failed %", "correct %", "judge"]
     return format_table(headers, rows, title="Direct navigation (Table 5: % of tasks, columns exclusive)", digits=1)
 
 

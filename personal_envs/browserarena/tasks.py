@@ -32,8 +32,10 @@ from personal_envs.browserarena.judges.rules import (
     judge_captcha,
     judge_navigation,
     navigation_category,
+    navigation_route,
     navigation_scenario,
 )
+from personal_envs.browserarena.schema import OpenTaskItems
 from personal_envs.browserarena.web import hosts
 from personal_envs.browserarena.web.facts import real_facts
 from personal_envs.browserarena.web.news import BANNER_VARIANTS, NewsSite
@@ -51,6 +53,8 @@ from personal_envs.browserarena.web.world import (
 from personal_envs.browserarena.web_access import web_access_metrics
 from personal_envs.browserarena.world import ArenaWorld, trace_summary
 from personal_envs.core.actions import ActionSpec
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import validate
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 
 if TYPE_CHECKING:
@@ -118,6 +122,7 @@ class ArenaTask(Task[ArenaWorld]):
             if judged:
                 metrics["rule_labels"] = {k: rules[k] for k in judged if k in rules}
                 metrics.update(judged)
+        self.settle_labels(metrics, log)
         metrics["trace_summary"] = trace_summary(log)
         failed = [c.name for c in checks if not c.passed]
         return Evaluation(score, metrics, checks, "failed " + ", ".join(failed) if failed else "all checks passed")
@@ -133,6 +138,9 @@ class ArenaTask(Task[ArenaWorld]):
     def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
         """The category's rule judge on the finished browser-use log (metrics; default: none)."""
         return {}
+
+    def settle_labels(self, metrics: dict[str, Any], log: Mapping[str, Any]) -> None:
+        """Combine the judge's labels (rules or LLM, already in ``metrics``) with the answer key (default: none)."""
 
     def customised(self, options: Mapping[str, Any]) -> ArenaTask:
         """The task to run for ``reset(options=...)`` (open tasks take ``task`` / ``start_url``; others: self)."""
@@ -171,15 +179,24 @@ class BannerTask(ArenaTask):
 @dataclass(frozen=True)
 class TriviaTask(ArenaTask):
     """An Openpedia trivia question (fictional landmark, or a real well-known fact); judged by how the answer was
-    looked up: ``navigation_category`` is the paper's Table 5 column (only browser-use's own actions are offered, so
-    a web search is ``search_google``)."""
+    looked up (``navigation_route``, from the trace: the rule judge's or the LLM judge's) and whether it is right:
+    ``navigation_category`` is the paper's Table 5 column, ``failed`` unless the final answer contains the answer
+    key, else the route (only browser-use's own actions are offered, so a web search is ``search_google``)."""
 
     kind: ClassVar[str] = "trivia"
 
     def judge(self, log: Mapping[str, Any]) -> dict[str, Any]:
         flags = judge_navigation(log)
-        return {"navigation": flags, "scenario": navigation_scenario(flags),
-                "navigation_category": navigation_category(log), "question_set": self.params.get("set", "fictional")}
+        final = log.get("final") or {}
+        correct = bool(final.get("finished")) and answer_matches(self, str(final.get("answer", "")))["correct"]
+        return {"navigation": flags, "scenario": navigation_scenario(flags), "navigation_route": navigation_route(log),
+                "navigation_category": navigation_category(log, correct=correct),
+                "question_set": self.params.get("set", "fictional")}
+
+    def settle_labels(self, metrics: dict[str, Any], log: Mapping[str, Any]) -> None:
+        """Table 5's column from the (possibly LLM-judged) route and the answer key: a wrong answer is Failed."""
+        route = str(metrics.get("navigation_route", navigation_route(log)))
+        metrics["navigation_category"] = route if metrics.get("correct") else "failed"
 
 
 @dataclass(frozen=True)
@@ -210,9 +227,13 @@ DEFAULT_OPEN_TASKS: tuple[str, ...] = (
 
 
 def open_tasks(items: Sequence[str | Mapping[str, str]] | None = None) -> tuple[OpenTask, ...]:
-    """Open-web tasks from texts or ``{"text", "start_url"}`` dicts (default: :data:`DEFAULT_OPEN_TASKS`)."""
+    """Open-web tasks from texts or ``{"text", "start_url"}`` dicts (default: :data:`DEFAULT_OPEN_TASKS`), checked
+    against :data:`~personal_envs.browserarena.schema.OpenTaskItems` (:class:`~personal_envs.core.errors.InputError`
+    naming the task and the field)."""
+    chosen = list(items) if items else list(DEFAULT_OPEN_TASKS)
+    validate(OpenTaskItems, chosen, "BrowserArena tasks")
     tasks = []
-    for i, item in enumerate(items or DEFAULT_OPEN_TASKS):
+    for i, item in enumerate(chosen):
         text = item if isinstance(item, str) else str(item.get("text", ""))
         start = "about:blank" if isinstance(item, str) else str(item.get("start_url", "about:blank"))
         tasks.append(OpenTask(task_id=f"open-{i:03d}", text=text, start_url=start, category="open"))
@@ -371,11 +392,14 @@ def resolve_tasks(tasks: str | Sequence[str | Mapping[str, str] | ArenaTask] | N
         return list(open_tasks())
     if isinstance(tasks, str):
         if tasks not in TASK_LISTS:
-            raise ValueError(f"unknown BrowserArena task list {tasks!r}; known: {', '.join(TASK_LISTS)}")
+            raise InputError(f"unknown BrowserArena task list {tasks!r}; known: {', '.join(TASK_LISTS)}")
         return list(TASK_LISTS[tasks]())
+    if not isinstance(tasks, Sequence):
+        raise InputError(f"BrowserArena tasks must be a task-list name or a list of tasks, got "
+                         f"{type(tasks).__name__}")
     items = list(tasks)
     if all(isinstance(item, ArenaTask) for item in items):
         return [item for item in items if isinstance(item, ArenaTask)]
     if any(isinstance(item, ArenaTask) for item in items):
-        raise ValueError("give either task objects or open-web task texts, not both")
+        raise InputError("give either task objects or open-web task texts, not both")
     return list(open_tasks([item for item in items if not isinstance(item, ArenaTask)]))

@@ -13,6 +13,7 @@ what is accepted; envs turn that message into ``last_action_error`` instead of r
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import reprlib
@@ -244,7 +245,8 @@ def _load(raw: Any) -> dict[str, Any]:
         raw = _decode_json(raw)
     if not isinstance(raw, Mapping):
         raise ActionError(f"action must be a JSON object, got {type(raw).__name__}: {_preview(raw)}")
-    return dict(check_json_value(raw))
+    checked: dict[str, Any] = check_json_value(raw)
+    return checked
 
 
 def _decode_json(text: str) -> Any:
@@ -268,52 +270,68 @@ def _reject_constant(name: str) -> Any:
 
 
 def check_json_value(value: Any) -> Any:
-    """Check (without recursion) that ``value`` is a JSON-like tree within the limits; return it unchanged.
+    """Check (without recursion) that ``value`` is a JSON-like tree within the limits; return a plain copy of it
+    (dicts and lists) made during the check, so every container is read exactly once.
 
     Containers are mappings with string keys, lists and tuples; leaves are None, bool, int, finite float and str
-    without lone surrogates.  Raises :class:`ActionError` naming the first problem.
+    without lone surrogates.  A container is read only as far as the limits allow (an endless mapping or sequence
+    costs at most :data:`MAX_ACTION_NODES` items).  Raises :class:`ActionError` naming the first problem.
     """
-    stack: list[tuple[Any, int, str]] = [(value, 0, "action")]
+    root: list[Any] = [None]
+    stack: list[tuple[Any, int, str, Any, Any]] = [(value, 0, "action", root, 0)]
     nodes = 0
     chars = 0
     while stack:
-        item, depth, where = stack.pop()
+        item, depth, where, parent, slot = stack.pop()
         nodes += 1
         if nodes > MAX_ACTION_NODES:
             raise ActionError(f"action holds more than {MAX_ACTION_NODES} values")
         if depth > MAX_ACTION_DEPTH:
             raise ActionError(f"action is nested too deeply at {where}; at most {MAX_ACTION_DEPTH} levels")
+        copy: Any = item
         if item is None or isinstance(item, bool):
-            continue
-        if isinstance(item, int):
+            pass
+        elif isinstance(item, int):
             if item.bit_length() > 256:
                 raise ActionError(f"{where} is an integer with {item.bit_length()} bits; too large")
-            continue
-        if isinstance(item, float):
+            copy = int(item)
+        elif isinstance(item, float):
             if not math.isfinite(item):
                 raise ActionError(f"{where} is {item}; numbers must be finite")
-            continue
-        if isinstance(item, str):
+            copy = float(item)
+        elif isinstance(item, str):
             chars += len(item)
             if chars > MAX_ACTION_CHARS:
                 raise ActionError(f"action text is longer than {MAX_ACTION_CHARS} characters (1 MiB)")
             _check_unicode(item, where)
-            continue
-        if isinstance(item, Mapping):
-            for key, child in list(item.items()):
+            copy = str(item)
+        elif isinstance(item, Mapping):
+            pairs = _bounded(item.items(), MAX_ACTION_NODES - nodes, where)
+            copy = {}
+            for key, child in pairs:
                 if not isinstance(key, str):
                     raise ActionError(f"{where} has a non-string key {_preview(key)}")
                 chars += len(key)
                 _check_unicode(key, where)
-                stack.append((child, depth + 1, f"{where}.{key[:40]}"))
-            continue
-        if isinstance(item, (list, tuple)):
-            if len(item) > MAX_ACTION_NODES:
-                raise ActionError(f"{where} holds {len(item)} items; too many")
-            stack.extend((child, depth + 1, f"{where}[{i}]") for i, child in enumerate(item))
-            continue
-        raise ActionError(f"{where} is a {type(item).__name__}; actions hold only JSON values")
-    return value
+                copy[str(key)] = None
+                stack.append((child, depth + 1, f"{where}.{key[:40]}", copy, str(key)))
+        elif isinstance(item, (list, tuple)):
+            children = _bounded(item, MAX_ACTION_NODES - nodes, where)
+            copy = [None] * len(children)
+            stack.extend((child, depth + 1, f"{where}[{i}]", copy, i) for i, child in enumerate(children))
+        else:
+            raise ActionError(f"{where} is a {type(item).__name__}; actions hold only JSON values")
+        parent[slot] = copy
+    return root[0]
+
+
+def _bounded(items: Any, budget: int, where: str) -> list[Any]:
+    """At most ``budget`` items of an iterable, or :class:`ActionError` if it holds more (an endless mapping or
+    sequence is never read to its end)."""
+    taken = list(itertools.islice(iter(items), max(budget, 0) + 1))
+    if len(taken) > budget:
+        raise ActionError(f"{where} holds more than {MAX_ACTION_NODES} values")
+    return taken
 
 
 def _check_unicode(text: str, where: str) -> None:

@@ -29,6 +29,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from personal_envs.core.actions import Action, ActionError, ActionSpec, parse_action
+from personal_envs.core.arguments import check_keywords, check_types
 from personal_envs.core.spaces import JsonActionSpace
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task, TraceStep, UserTurn
 
@@ -40,6 +41,10 @@ MAX_ERROR_CHARS = 2000
 MAX_USER_REPLY_CHARS = 200_000
 #: Argument names that carry the agent's message in a user-turn action, in order of preference.
 MESSAGE_ARGUMENTS: tuple[str, ...] = ("content", "text", "message")
+
+
+class EnvClosedError(RuntimeError):
+    """``reset`` or ``step`` on an env after :meth:`PersonalEnv.close`: refused before anything restarts."""
 
 
 @dataclass
@@ -82,6 +87,14 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
     #: What the current task runs on (the benchmark's world object).
     world: Any = None
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> PersonalEnv:
+        """Refuse unknown constructor keywords, and JSON values of the wrong type, with
+        :class:`~personal_envs.core.errors.InputError` (one line naming the argument; see
+        :mod:`personal_envs.core.arguments`), before any part of the env is built."""
+        check_keywords(cls.__init__, kwargs, f"{cls.__name__}()", skip=("render_mode",))
+        check_types(cls.__init__, kwargs, f"{cls.__name__}()")
+        return super().__new__(cls)
+
     def __init__(self, action_specs: tuple[ActionSpec, ...], max_steps: int, render_mode: str | None = None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -100,6 +113,7 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         self._last_obs: dict[str, Any] | None = None
         self._step_action: Action | None = None
         self._step_turn: UserTurn | None = None
+        self._env_closed = False
 
     # ----------------------------------------------------------------------------------------------- hooks
     @property
@@ -168,7 +182,12 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start an episode.  ``options["task_index"]`` selects a task; otherwise the seeded RNG picks one."""
+        """Start an episode.  ``options["task_index"]`` selects a task; otherwise the seeded RNG picks one.
+
+        Raises:
+            EnvClosedError: the env was closed (nothing is restarted).
+        """
+        self._refuse_if_closed("reset")
         super().reset(seed=seed)
         options = dict(options or {})
         if "task_index" in options:
@@ -188,7 +207,12 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
         return self._observe(), info
 
     def step(self, action: Any) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        """Apply an action given as a dict or JSON text.  Bad actions never raise; they set ``last_action_error``."""
+        """Apply an action given as a dict or JSON text.  Bad actions never raise; they set ``last_action_error``.
+
+        Raises:
+            EnvClosedError: the env was closed (nothing is restarted).
+        """
+        self._refuse_if_closed("step")
         if self.episode_over:
             self.last_action_error = "the episode is over; call reset() to start a new one"
             return self._observe(), 0.0, True, False, {"action_error": self.last_action_error}
@@ -222,6 +246,16 @@ class PersonalEnv(gym.Env[dict[str, Any], Any], ABC):
                                for c in self.evaluation.checks],
                 }
         return self._observe(), reward, terminated, truncated, info
+
+    def close(self) -> None:
+        """Release the env; a later :meth:`reset` or :meth:`step` raises :class:`EnvClosedError`."""
+        self._env_closed = True
+        super().close()
+
+    def _refuse_if_closed(self, call: str) -> None:
+        if getattr(self, "_env_closed", False):
+            raise EnvClosedError(f"{call}() on a closed {type(self).__name__}: the env was closed; make a new one "
+                                 "(gym.make) to run more episodes")
 
     def privileged_signals(self) -> dict[str, float]:
         """Dense progress values after the latest step, for reward shaping (privileged: never part of ``obs`` or

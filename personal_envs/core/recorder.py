@@ -54,7 +54,9 @@ def write_json_atomic(path: str | os.PathLike[str], obj: Any, *, indent: int | N
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """Yield the records of a JSON-lines file, skipping blank and torn (unparseable) lines."""
+    """Yield the JSON objects of a JSON-lines file, skipping blank and torn (unparseable) lines silently.  Results
+    files of ``eval`` are read with :func:`personal_envs.run_records.read_records`, which checks each record and
+    reports the lines it skips."""
     target = Path(path)
     if not target.exists():
         return
@@ -65,7 +67,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 continue
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # torn, not JSON, too many digits, nested too deeply
                 continue
             if isinstance(record, dict):
                 yield record

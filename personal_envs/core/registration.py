@@ -23,6 +23,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from personal_envs.core.errors import UnknownNameError
+
 logger = logging.getLogger(__name__)
 
 #: Entry-point group under which installed distributions declare their benchmarks' registration modules.
@@ -114,13 +116,14 @@ def register_all() -> None:
 
 
 def entry_for(env_id: str) -> EnvEntry:
-    """The :class:`EnvEntry` of a registered id (raises ``KeyError`` with the known ids)."""
+    """The :class:`EnvEntry` of a registered id (raises :class:`~personal_envs.core.errors.UnknownNameError`, a
+    ``KeyError``, with the known ids)."""
     if not _ENTRIES:
         register_all()
     try:
         return _ENTRIES[env_id]
     except KeyError:
-        raise KeyError(f"unknown env id {env_id!r}; known ids: {', '.join(sorted(_ENTRIES))}") from None
+        raise UnknownNameError(f"unknown env id {env_id!r}; known ids: {', '.join(sorted(_ENTRIES))}") from None
 
 
 def entry_of(env: Any) -> EnvEntry | None:

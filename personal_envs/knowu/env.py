@@ -20,6 +20,7 @@ from gymnasium import spaces
 
 from personal_envs.core.actions import Action, ActionError
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.core.task import Evaluation
 from personal_envs.knowu.actions import (
@@ -53,7 +54,7 @@ MAX_TEXT_CHARS = 200_000
 def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
     """The tasks of a split (raises ``ValueError`` / ``NotImplementedError`` with what to do)."""
     if split not in SPLIT_LOADERS:
-        raise ValueError(f"split must be one of {sorted(SPLIT_LOADERS)}, got {split!r}")
+        raise InputError(f"split must be one of {sorted(SPLIT_LOADERS)}, got {split!r}")
     module_name, _, function = SPLIT_LOADERS[split].partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -66,7 +67,7 @@ def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
         raise NotImplementedError(f"the {split!r} split is not wired to KnowUEnv yet ({module_name}.{function} is missing)")
     tasks = list(loader(**kwargs))
     if not tasks:
-        raise ValueError(f"the {split!r} split has no tasks for {kwargs}")
+        raise InputError(f"the {split!r} split has no tasks for {kwargs}")
     return tasks
 
 
@@ -113,7 +114,7 @@ def make_backend(
         from personal_envs.knowu.android import AndroidBackend
 
         return AndroidBackend(serial=device_serial, screenshot_scale=screenshot_scale)
-    raise ValueError(f"backend must be 'sim' or 'android', got {backend!r}")
+    raise InputError(f"backend must be 'sim' or 'android', got {backend!r}")
 
 
 def paper_preset(protocol: str | None, log_source: str, memory: str, screenshot: bool,
@@ -125,9 +126,9 @@ def paper_preset(protocol: str | None, log_source: str, memory: str, screenshot:
         return {"log_source": log_source, "screenshot": screenshot,
                 "ui_hierarchy": True if ui_hierarchy is None else ui_hierarchy}
     if protocol != "paper":
-        raise ValueError(f"protocol must be None or 'paper', got {protocol!r}")
+        raise InputError(f"protocol must be None or 'paper', got {protocol!r}")
     if memory not in ("all", "rag"):
-        raise ValueError(f"memory must be 'all' or 'rag', got {memory!r}")
+        raise InputError(f"memory must be 'all' or 'rag', got {memory!r}")
     return {"log_source": "noise", "screenshot": True, "ui_hierarchy": bool(ui_hierarchy)}
 
 
@@ -207,7 +208,7 @@ class KnowUEnv(PersonalEnv):
         coords: str = "pixels",
     ) -> None:
         if coords not in ("pixels", "official"):
-            raise ValueError(f"coords must be 'pixels' or 'official', got {coords!r}")
+            raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
         #: How actions give screen positions: ``"pixels"`` (x, y of the 1080x2400 screen) or ``"official"``
         #: (``coordinate`` [x, y] in 0..999, as the official agents give them).
         self.coords = coords
@@ -219,12 +220,12 @@ class KnowUEnv(PersonalEnv):
         self.ui_hierarchy: bool = preset["ui_hierarchy"]
         self.protocol = protocol
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise InputError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.render_mode = render_mode
         if log_source not in ("clean", "noise"):
-            raise ValueError(f"log_source must be 'clean' or 'noise', got {log_source!r}")
+            raise InputError(f"log_source must be 'clean' or 'noise', got {log_source!r}")
         if memory not in ("all", "rag"):
-            raise ValueError(f"memory must be 'all' or 'rag', got {memory!r}")
+            raise InputError(f"memory must be 'all' or 'rag', got {memory!r}")
         self.split = split
         official = None
         if tasks is None:
@@ -250,11 +251,11 @@ class KnowUEnv(PersonalEnv):
                 wanted += family or [name]  # "weekend_sleeper" selects the routine for every loaded role
             missing = [w for w in wanted if w not in known]
             if missing and split == "general":
-                raise ValueError(f"unknown task id(s) {missing} in split {split!r}; known ids: {', '.join(known)}")
+                raise InputError(f"unknown task id(s) {missing} in split {split!r}; known ids: {', '.join(known)}")
             if missing:
                 from personal_envs.knowu.phone_tasks import unknown_task_message
 
-                raise ValueError(unknown_task_message(missing, list(known), split))
+                raise InputError(unknown_task_message(missing, list(known), split))
             all_tasks = [known[w] for w in wanted]
         self.tasks: list[PhoneTask] = all_tasks
         #: The task set that runs (records and tables print it).
@@ -271,7 +272,7 @@ class KnowUEnv(PersonalEnv):
                 self.backend.adb_keyboard = True  # type: ignore[attr-defined]
                 self.backend.official_root = str(release.root)  # type: ignore[attr-defined]
         if isinstance(user, str) and user not in USER_KINDS:
-            raise ValueError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
+            raise InputError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
         self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else FactUser()
         self.task: PhoneTask = self.tasks[0]

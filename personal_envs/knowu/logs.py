@@ -26,6 +26,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from personal_envs.core.errors import InputError, reraise_as
+from personal_envs.core.schema import read_json, validate
+from personal_envs.knowu import schema
 from personal_envs.knowu.profiles import DATA_ENV, Profile, data_search_dirs, load_profile
 
 LogSource = Literal["clean", "noise"]
@@ -36,8 +39,9 @@ NOISE_FRACTION = 0.25
 WEEKDAYS: tuple[str, ...] = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-class LogError(ValueError):
-    """A log file that cannot be found or read."""
+class LogError(InputError):
+    """A log file that cannot be found, read or checked against :mod:`personal_envs.knowu.schema` (the message names
+    the file and the field)."""
 
 
 @dataclass(frozen=True)
@@ -72,15 +76,22 @@ def parse_logs(document: Any, source: str = "<logs>") -> list[LogEntry]:
     """Entries from a parsed JSON document (a list, or a mapping with ``logs``/``entries``).
 
     Extra keys are ignored, missing ``label``/``category``/``location`` become ``""`` (``label`` defaults to
-    ``"signal"``); entries without an ``action`` are skipped.
+    ``"signal"``); entries without an ``action`` are skipped; the fields present must be text
+    (:data:`~personal_envs.knowu.schema.LogEntries`).
+
+    Raises:
+        LogError: the document is not a list of entries, or an entry has a field of the wrong type.
     """
     if isinstance(document, dict):
         document = document.get("logs", document.get("entries"))
     if not isinstance(document, list):
-        raise LogError(f"log file {source} must hold a JSON list of entries")
+        raise LogError(f"{source}: a log is a JSON list of entries (or an object holding one under 'logs'), got "
+                       f"a {type(document).__name__}")
+    with reraise_as(LogError):
+        validate(schema.LogEntries, document, source)
     entries: list[LogEntry] = []
     for item in document:
-        if not isinstance(item, dict) or not item.get("action"):
+        if not item.get("action"):
             continue
         entries.append(LogEntry(
             time=str(item.get("time", "") or ""),
@@ -95,12 +106,8 @@ def parse_logs(document: Any, source: str = "<logs>") -> list[LogEntry]:
 def read_log_file(path: str | os.PathLike[str]) -> list[LogEntry]:
     """Read one JSON log file."""
     file = Path(path)
-    try:
-        document = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LogError(f"cannot read log file {file}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise LogError(f"log file {file} is not valid JSON: {exc}") from exc
+    with reraise_as(LogError):
+        document = read_json(file, "log file")
     return parse_logs(document, str(file))
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.judge import Judge, KnowUScorer
 from personal_envs.knowu.logs import LogEntry, LogError, load_logs, log_file_name, read_log_file
@@ -243,7 +244,7 @@ def make_scorer(judge: str | Judge | KnowUScorer | None) -> KnowUScorer:
 
         return KnowUScorer(RubricJudge(ChatClient()))
     if isinstance(judge, str):
-        raise ValueError(f"judge must be 'fallback', 'llm' or a judge object, got {judge!r}")
+        raise InputError(f"judge must be 'fallback', 'llm' or a judge object, got {judge!r}")
     return KnowUScorer(judge)
 
 
@@ -269,10 +270,10 @@ def load_tasks(split: str, *, profile: str | os.PathLike[str] | Profile | Sequen
         task: Task id(s) ``"<template>@<role>"``; only the named roles are loaded when ``profile`` is ``None``.
     """
     if split not in ("personalized", "proactive"):
-        raise ValueError(f"split must be 'personalized' or 'proactive', got {split!r}")
+        raise InputError(f"split must be 'personalized' or 'proactive', got {split!r}")
     profiles = _profiles(profile, _roles_of(task) if profile is None else None, data_dir)
     if logs is not None and len(profiles) != 1:
-        raise ValueError("logs= names one user's log; pass a single profile with it")
+        raise InputError("logs= names one user's log; pass a single profile with it")
     scorer = make_scorer(judge)
     config = MemoryConfig(mode=memory, top_k=top_k, embedder=embedder)  # type: ignore[arg-type]
     tasks: list[PhoneTask] = []

@@ -22,7 +22,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import yaml
+from personal_envs.core.errors import InputError, reraise_as
+from personal_envs.core.schema import existing_dir, read_yaml, validate
+from personal_envs.knowu import schema
 
 #: Environment variable naming a directory with official benchmark data.
 DATA_ENV = "PERSONAL_ENVS_DATA"
@@ -40,8 +42,9 @@ PROFILE_SECTIONS: tuple[str, ...] = (
 SENSITIVE_IDENTITY_KEYS: tuple[str, ...] = ("auth_documents", "contact_info", "security")
 
 
-class ProfileError(ValueError):
-    """A profile that cannot be found or read; the message says where it looked and what to do."""
+class ProfileError(InputError):
+    """A profile that cannot be found, read or checked against :mod:`personal_envs.knowu.schema`; the message says
+    where it looked (or the file and the field) and what to do."""
 
 
 @dataclass(frozen=True)
@@ -218,17 +221,32 @@ class Profile:
 
 # ---------------------------------------------------------------------------------------------- parsing
 def parse_profile(document: Any, role: str = "user", source: Path | None = None) -> Profile:
-    """Build a :class:`Profile` from a parsed YAML document, tolerating missing and extra fields.
+    """Build a :class:`Profile` from a parsed YAML document, tolerating missing and extra fields but checking the
+    types of those present (:class:`~personal_envs.knowu.schema.UserProfile`).
 
     A document without ``user_profile`` but with profile sections at the top level is accepted as well.
+
+    Raises:
+        ProfileError: the document is not a mapping, or a field has the wrong type (the field is named).
     """
     if document is None:
         document = {}
+    where = str(source) if source is not None else f"profile {role!r}"
     if not isinstance(document, Mapping):
-        raise ProfileError(f"profile {source or role!s} must be a YAML mapping, got {type(document).__name__}")
+        raise ProfileError(f"{where}: a profile is a YAML mapping (with user_profile), got a "
+                           f"{type(document).__name__}")
+    flat = document.get("user_profile") is None and any(key in document for key in PROFILE_SECTIONS)
+    with reraise_as(ProfileError):
+        if flat:
+            validate(schema.UserProfile, {k: v for k, v in document.items() if k != "environment_init_state"},
+                     where)
+            validate(schema.ProfileDocument, {k: v for k, v in document.items() if k == "environment_init_state"},
+                     where)
+        else:
+            validate(schema.ProfileDocument, dict(document), where)
     if isinstance(document.get("user_profile"), Mapping):
         user_profile = dict(document["user_profile"])
-    elif document.get("user_profile") is None and any(key in document for key in PROFILE_SECTIONS):
+    elif flat:
         user_profile = {key: document[key] for key in document if key != "environment_init_state"}
     else:
         user_profile = {}
@@ -245,20 +263,17 @@ def parse_profile(document: Any, role: str = "user", source: Path | None = None)
 def read_profile_file(path: str | os.PathLike[str], role: str | None = None) -> Profile:
     """Read one profile YAML file."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProfileError(f"cannot read profile file {file}: {exc}") from exc
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"profile file {file} is not valid YAML: {exc}") from exc
+    with reraise_as(ProfileError):
+        document = read_yaml(file, "profile file")
     return parse_profile(document, role=role or file.stem, source=file)
 
 
 def data_search_dirs(data_dir: str | os.PathLike[str] | None, subdirs: Sequence[str], shipped: Path) -> list[Path]:
     """``subdirs`` of ``data_dir``, then of ``$PERSONAL_ENVS_DATA``, then ``shipped``: the existing ones, resolved,
-    without repeats, in that order."""
+    without repeats, in that order.  A ``data_dir`` that is not a folder raises
+    :class:`~personal_envs.core.errors.MissingDataError` (never a silent fall-back to other data)."""
+    if data_dir is not None:
+        existing_dir(data_dir, "KnowU data_dir")
     roots: list[Path] = []
     for root in (data_dir, os.environ.get(DATA_ENV)):
         if root:

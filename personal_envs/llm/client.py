@@ -3,8 +3,11 @@
 Only the standard library is used.  The client sends ``POST {base_url}/chat/completions`` with optional function
 tools, retries transient failures only (HTTP 429, 502, 503, 504, a connection reset or closed mid-reply: up to
 ``max_retries`` times with exponential backoff honouring ``Retry-After``; a timeout: at most ``max_timeout_retries``
-times, since the identical request usually times out again), enforces a deadline per attempt, and sums the token
-``usage`` the server reports.  Deterministic failures (connection refused, HTTP 4xx, HTTP 500 such as a template
+times, by default never, since the identical request usually times out again), enforces two deadlines per attempt
+(``connect_timeout`` to open the connection, ``timeout`` for the whole attempt: a watchdog closes the socket when it
+passes, so a server that accepts and never answers, or drips bytes, costs at most ``timeout``), and sums the token
+``usage`` the server reports.  A context overflow (HTTP 400 naming the context length) is an :class:`LLMError` of
+kind ``"overflow"`` carrying the server's own count of the prompt when the message gives it.  Deterministic failures (connection refused, HTTP 4xx, HTTP 500 such as a template
 that cannot render tools, a malformed reply) are raised at once.  Every failure surfaces as :class:`LLMError`
 whose message says what to do about it.  :meth:`ChatClient.count_tokens` uses the server's tokenizer when it has
 one (``/extras/tokenize`` of llama-cpp-python, ``/tokenize`` of llama.cpp's server).
@@ -19,11 +22,13 @@ Configuration comes from the arguments or, when they are omitted, from the envir
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import email.utils
 import http.client
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -47,6 +52,11 @@ MAX_RETRY_AFTER_S = 60.0
 #: Longest exponential backoff between two attempts, in seconds.
 MAX_BACKOFF_S = 30.0
 _READ_CHUNK = 65536
+#: Default seconds one attempt may take in total: a small local model on one CPU thread evaluates an 8k prompt and
+#: writes a bounded reply well within it (SmolLM2-135M: see the README's LLM section).
+DEFAULT_TIMEOUT_S = 120.0
+#: Default seconds to open the connection (loopback answers at once; a black-holed host is given up quickly).
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 #: HTTP statuses retried as transient (overload, gateway trouble); every other status fails at once.
 TRANSIENT_STATUSES = frozenset({429, 502, 503, 504})
@@ -58,23 +68,31 @@ class LLMError(RuntimeError):
     Attributes:
         status: The HTTP status of the last attempt, or ``None`` for connection errors, timeouts and bad replies.
         retryable: Whether the failure was of a transient kind (the retries were exhausted).
-        kind: ``"unreachable"`` (connection refused, unknown host), ``"timeout"``, ``"http"``, ``"transient"``
-            (connection reset), ``"reply"`` (malformed body) or ``"config"`` (no endpoint configured).
+        kind: ``"unreachable"`` (connection refused, unknown host), ``"timeout"``, ``"http"``, ``"overflow"``
+            (HTTP 400 because the prompt does not fit the context), ``"transient"`` (connection reset), ``"reply"``
+            (malformed body) or ``"config"`` (no endpoint configured).
+        prompt_tokens: For an overflow, the server's own count of the prompt when its message gives it.
+        context_tokens: For an overflow, the server's context window when its message gives it.
     """
 
     def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 kind: str = "reply") -> None:
+                 kind: str = "reply", prompt_tokens: int | None = None, context_tokens: int | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.retryable = retryable
-        self.kind = kind if status is None else "http"
+        self.kind = "http" if status is not None and kind == "reply" else kind
+        self.prompt_tokens = prompt_tokens
+        self.context_tokens = context_tokens
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_error, (str(self), self.status, self.retryable, self.kind))
+        return (_rebuild_error, (str(self), self.status, self.retryable, self.kind, self.prompt_tokens,
+                                 self.context_tokens))
 
 
-def _rebuild_error(message: str, status: int | None, retryable: bool, kind: str) -> LLMError:
-    return LLMError(message, status=status, retryable=retryable, kind=kind)
+def _rebuild_error(message: str, status: int | None, retryable: bool, kind: str, prompt_tokens: int | None = None,
+                   context_tokens: int | None = None) -> LLMError:
+    return LLMError(message, status=status, retryable=retryable, kind=kind, prompt_tokens=prompt_tokens,
+                    context_tokens=context_tokens)
 
 
 @dataclass(frozen=True)
@@ -115,6 +133,9 @@ class ChatResponse:
     latency_s: float = 0.0
     #: Extra attempts made before this reply.
     retries: int = 0
+    #: The ``model`` the reply names ('' when it names none); some servers echo the requested name whatever they
+    #: serve, see :meth:`ChatClient.served_model`.
+    model: str = ""
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as an assistant message to append to a conversation (OpenAI format)."""
@@ -151,11 +172,14 @@ class ChatClient:
         model: Model name; default ``$PERSONAL_ENVS_LLM_MODEL``, then ``$OPENAI_MODEL``, then the first model the
             server lists.
         api_key: Bearer token; default ``$OPENAI_API_KEY`` (may be unset for local servers).
-        timeout: Seconds one HTTP attempt may take in total (connect, wait and read).
+        timeout: Seconds one HTTP attempt may take in total (connect, wait and read), enforced by a watchdog that
+            closes the socket (default :data:`DEFAULT_TIMEOUT_S`).
         max_retries: Extra attempts after a transient failure (HTTP 429, 502-504, a connection reset).
         backoff_s: First backoff; it doubles after every failed attempt (capped at 30 s).
-        max_timeout_retries: Extra attempts after a timeout (default 1, so one request takes at most about
-            ``2 * timeout``); never more than ``max_retries``.
+        max_timeout_retries: Extra attempts after a timeout (default 0, so one request takes at most ``timeout``);
+            never more than ``max_retries``.
+        connect_timeout: Seconds to open the connection (default :data:`DEFAULT_CONNECT_TIMEOUT_S`, never more than
+            ``timeout``).
 
     ``usage_totals`` sums the server-reported token usage of every successful call, and counts ``calls``
     (successful), ``retries`` (extra attempts) and ``errors`` (calls that raised).  The client is thread-safe.
@@ -168,13 +192,16 @@ class ChatClient:
         base_url: str | None = None,
         model: str | None = None,
         api_key: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = DEFAULT_TIMEOUT_S,
         max_retries: int = 3,
         backoff_s: float = 0.5,
-        max_timeout_retries: int = 1,
+        max_timeout_retries: int = 0,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT_S,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
+        if connect_timeout <= 0:
+            raise ValueError(f"connect_timeout must be positive, got {connect_timeout}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
         resolved_url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV, "")
@@ -185,6 +212,7 @@ class ChatClient:
         self.max_retries = int(max_retries)
         self.backoff_s = float(backoff_s)
         self.max_timeout_retries = max(0, int(max_timeout_retries))
+        self.connect_timeout = min(float(connect_timeout), self.timeout)
         #: Which tokenizer route the server has (``None``: not probed yet, ``""``: none).
         self._tokenize_route: str | None = None
         #: The function used to wait between attempts (replaceable, e.g. to record the waits in tests).
@@ -258,6 +286,28 @@ class ChatClient:
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     totals[key] += int(value)
         return response
+
+    def served_model(self, reply_model: str = "") -> str:
+        """The id of the model that answers, as the server reports it (for the run record and resume checks).
+
+        A reply naming a model other than the requested one is believed (OpenAI names the dated snapshot, a proxy
+        the model behind it).  A reply that echoes the requested name proves nothing (llama-cpp-python echoes any
+        name while it serves its one model), so ``GET {base_url}/models`` decides: the requested name when the
+        server lists it, else the only model it lists; else the echoed name.  A failed listing keeps the echoed
+        name (the reply itself succeeded).
+        """
+        requested = self.model or ""
+        if reply_model and reply_model != requested:
+            return reply_model
+        try:
+            listed = self.list_models()
+        except LLMError:
+            return reply_model or requested
+        if requested and requested in listed:
+            return requested
+        if len(listed) == 1:
+            return listed[0]
+        return reply_model or requested
 
     def list_models(self) -> list[str]:
         """Model ids listed by ``GET {base_url}/models``."""
@@ -375,18 +425,18 @@ class ChatClient:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
-        deadline = time.monotonic() + self.timeout
+        watchdog = _Watchdog(self.timeout)
         try:
-            with _opener_for(url).open(request, timeout=self.timeout) as reply:
-                raw = _read_until(reply, deadline, self.timeout, url)
+            with _opener_for(url, watchdog, self.connect_timeout).open(request, timeout=self.timeout) as reply:
+                raw = _read_until(reply, watchdog, url)
         except urllib.error.HTTPError as exc:
             return _http_error_attempt(exc, url)
         except urllib.error.URLError as exc:
-            return _connection_error_attempt(exc.reason, url, self.timeout)
-        except TimeoutError as exc:
-            return _connection_error_attempt(exc, url, self.timeout)
-        except (ConnectionError, http.client.HTTPException, OSError) as exc:
-            return _connection_error_attempt(exc, url, self.timeout)
+            return _connection_error_attempt(exc.reason, url, self.timeout, watchdog, self.connect_timeout)
+        except (ConnectionError, http.client.HTTPException, OSError, ValueError) as exc:
+            return _connection_error_attempt(exc, url, self.timeout, watchdog, self.connect_timeout)
+        finally:
+            watchdog.cancel()
         try:
             body = json.loads(raw.decode("utf-8", errors="replace"))
         except json.JSONDecodeError:
@@ -402,30 +452,123 @@ class ChatClient:
 _LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 
 
-def _opener_for(url: str) -> urllib.request.OpenerDirector:
-    """An opener that honours proxy settings, except for loopback servers (a proxy cannot reach those)."""
+class _Watchdog:
+    """The total deadline of one attempt: when it passes, every socket the attempt opened is shut down, which wakes
+    a read blocked on a server that accepted and never answers (or sends a byte now and then)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+        self.expired = False
+        self.connecting = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def remaining(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _deadline_connection(base: type[http.client.HTTPConnection], watchdog: _Watchdog,
+                         connect_timeout: float) -> Callable[..., http.client.HTTPConnection]:
+    """A connection factory for urllib whose sockets open within ``connect_timeout`` and are watched by
+    ``watchdog`` (the attempt's total deadline)."""
+
+    def create_connection(address: tuple[str, int], timeout: Any = None, source_address: Any = None
+                          ) -> socket.socket:
+        watchdog.connecting = True
+        sock = socket.create_connection(address, min(connect_timeout, max(0.001, watchdog.remaining())),
+                                        source_address)
+        watchdog.connecting = False
+        sock.settimeout(max(0.001, watchdog.remaining()))
+        watchdog.watch(sock)
+        return sock
+
+    def make(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+        connection = base(host, **kwargs)
+        connection._create_connection = create_connection  # type: ignore[attr-defined]
+        return connection
+
+    return make
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watchdog: _Watchdog, connect_timeout: float) -> None:
+        super().__init__()
+        self._factory = _deadline_connection(http.client.HTTPConnection, watchdog, connect_timeout)
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._factory, req)
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watchdog: _Watchdog, connect_timeout: float) -> None:
+        super().__init__()
+        self._factory = _deadline_connection(http.client.HTTPSConnection, watchdog, connect_timeout)
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(self._factory, req, context=getattr(self, "_context", None))
+
+
+def _opener_for(url: str, watchdog: _Watchdog, connect_timeout: float) -> urllib.request.OpenerDirector:
+    """An opener whose connections keep the attempt's deadlines and that honours proxy settings, except for
+    loopback servers (a proxy cannot reach those)."""
+    handlers: list[Any] = [_DeadlineHTTPHandler(watchdog, connect_timeout),
+                           _DeadlineHTTPSHandler(watchdog, connect_timeout)]
     host = urllib.parse.urlsplit(url).hostname or ""
     if host in _LOOPBACK_HOSTS or host.startswith("127."):
-        return urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    return urllib.request.build_opener()
+        handlers.append(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener(*handlers)
 
 
-def _read_until(reply: Any, deadline: float, timeout: float, url: str) -> bytes:
-    """Read the whole body, failing with ``TimeoutError`` once ``deadline`` (monotonic) has passed."""
+def _read_until(reply: Any, watchdog: _Watchdog, url: str) -> bytes:
+    """Read the whole body, failing with ``TimeoutError`` once the attempt's deadline has passed."""
     chunks: list[bytes] = []
     while True:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"reading the reply from {url} took longer than {timeout:g} s")
+        if watchdog.expired or watchdog.remaining() <= 0:
+            raise TimeoutError(f"reading the reply from {url} took longer than {watchdog.seconds:g} s")
         chunk = reply.read(_READ_CHUNK)
         if not chunk:
+            if watchdog.expired:
+                raise TimeoutError(f"reading the reply from {url} took longer than {watchdog.seconds:g} s")
             return b"".join(chunks)
         chunks.append(chunk)
 
 
-def _connection_error_attempt(reason: Any, url: str, timeout: float) -> _Attempt:
-    if isinstance(reason, TimeoutError) or (isinstance(reason, OSError) and "timed out" in str(reason)):
-        message = (f"request to {url} timed out after {timeout:g} s; the server is overloaded or the reply is "
-                   "long: raise ChatClient(timeout=...) or lower max_tokens")
+def _connection_error_attempt(reason: Any, url: str, timeout: float, watchdog: _Watchdog | None = None,
+                              connect_timeout: float | None = None) -> _Attempt:
+    timed_out = isinstance(reason, TimeoutError) or (isinstance(reason, OSError) and "timed out" in str(reason))
+    if watchdog is not None and watchdog.connecting and timed_out:
+        message = (f"could not connect to {url} within {connect_timeout or timeout:g} s; check that the server is "
+                   f"running and that {BASE_URL_ENV} names the right host")
+        return _Attempt(error=LLMError(message, kind="unreachable"))
+    if timed_out or (watchdog is not None and watchdog.expired):
+        message = (f"request to {url} timed out after {timeout:g} s (no complete reply); the server is hung, "
+                   "overloaded or writing a long reply: check it, raise timeout=... or lower max_tokens")
         return _Attempt(error=LLMError(message, kind="timeout", retryable=True), retry=True)
     if isinstance(reason, ConnectionRefusedError):
         message = (f"the server is not running at {url} (connection refused); start the model server or set "
@@ -464,7 +607,32 @@ def _http_error_attempt(exc: urllib.error.HTTPError, url: str) -> _Attempt:
     else:
         message = f"HTTP {status} from {url}: the server rejected the request{suffix}"
     retry = status in TRANSIENT_STATUSES
+    if status in (400, 413) and _OVERFLOW.search(detail):
+        prompt_tokens, context_tokens = _overflow_counts(detail)
+        message = (f"HTTP {status} from {url}: the prompt does not fit the server's context window{suffix}")
+        return _Attempt(error=LLMError(message, status=status, kind="overflow", prompt_tokens=prompt_tokens,
+                                       context_tokens=context_tokens))
     return _Attempt(error=LLMError(message, status=status, retryable=retry), retry=retry, retry_after=retry_after)
+
+
+#: Error messages of a prompt that does not fit: OpenAI, vLLM and llama-cpp-python ("maximum context length",
+#: ``context_length_exceeded``), llama.cpp's server ("exceeds the available context size"), and others.
+_OVERFLOW = re.compile(r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long",
+                       re.IGNORECASE)
+_PROMPT_COUNT = re.compile(r"\((\d+) in the messages|(\d+) in your prompt|n_prompt_tokens\D{0,4}(\d+)|"
+                           r"Requested tokens \((\d+)\)|prompt \(?(\d+) tokens")
+_CONTEXT_COUNT = re.compile(r"maximum context length is (\d+)|context window of (\d+)|n_ctx\D{0,4}(\d+)|"
+                            r"context size \((\d+)")
+
+
+def _overflow_counts(detail: str) -> tuple[int | None, int | None]:
+    """The server's prompt tokens and context window named in an overflow message (``None`` when absent)."""
+    counts: list[int | None] = []
+    for pattern in (_PROMPT_COUNT, _CONTEXT_COUNT):
+        match = pattern.search(detail)
+        value = next((group for group in match.groups() if group), None) if match else None
+        counts.append(int(value) if value else None)
+    return counts[0], counts[1]
 
 
 def _error_detail(raw: bytes) -> str:
@@ -475,10 +643,15 @@ def _error_detail(raw: bytes) -> str:
         return text[:500]
     if isinstance(body, dict):
         error = body.get("error", body.get("detail", body.get("message")))
+        facts = ""
         if isinstance(error, dict):
+            # the code and the counts some servers add (context_length_exceeded; llama.cpp's n_prompt_tokens, n_ctx)
+            named = [f"{key}={error[key]}" for key in ("code", "n_prompt_tokens", "n_ctx")
+                     if isinstance(error.get(key), (str, int)) and not isinstance(error.get(key), bool)]
+            facts = f" [{', '.join(named)}]" if named else ""
             error = error.get("message", error)
         if error is not None:
-            return str(error)[:500]
+            return (str(error)[:500] + facts)[:600]
     return text[:500]
 
 
@@ -519,6 +692,7 @@ def _parse_completion(body: dict[str, Any], url: str) -> ChatResponse:
         usage=dict(usage) if isinstance(usage, Mapping) else {},
         raw=body,
         finish_reason=str(choice.get("finish_reason") or ""),
+        model=str(body.get("model") or ""),
     )
 
 

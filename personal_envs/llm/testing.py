@@ -51,6 +51,7 @@ class ScriptedChatServer:
             module docstring).
         model: The model id listed by ``GET /models`` and echoed in replies.
         api_key: When set, requests without ``Authorization: Bearer <api_key>`` get HTTP 401.
+        port: Port to bind (default 0: an ephemeral one), e.g. to bring a server back up where a run expects it.
 
     Use it as a context manager, or call :meth:`start` and :meth:`close`.
     """
@@ -58,8 +59,9 @@ class ScriptedChatServer:
     def __init__(
         self, responder: Callable[[dict[str, Any]], dict[str, Any] | str], *, model: str = "scripted-model",
         api_key: str | None = None, tokenize_route: str | None = None, drop_tool_messages: bool = False,
-        tool_schema_scale: float = 1.0,
+        tool_schema_scale: float = 1.0, port: int = 0,
     ) -> None:
+        self.port = port
         self.drop_tool_messages = drop_tool_messages
         #: How many tokens the "template" spends on the tool schemas, relative to their JSON (llama-cpp-python's
         #: function-calling template prints only names and parameters: far fewer tokens than the JSON).
@@ -82,7 +84,7 @@ class ScriptedChatServer:
         if self._server is not None:
             return self
         self._closing.clear()
-        self._server = LoopbackServer(_make_handler(self), "scripted-chat-{port}", poll_interval=0.05)
+        self._server = LoopbackServer(_make_handler(self), "scripted-chat-{port}", port=self.port, poll_interval=0.05)
         self.base_url = f"{self._server.origin}/v1"
         return self
 

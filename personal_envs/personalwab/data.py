@@ -29,13 +29,15 @@ This module keeps those layouts unchanged except that ``profiles`` maps a uid st
 
 from __future__ import annotations
 
-import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from personal_envs.core.download import data_home
+from personal_envs.core.errors import InputError, reraise_as
+from personal_envs.core.schema import read_json, validate
+from personal_envs.personalwab import schema
 from personal_envs.personalwab.vocab import PROFILE_FIELDS
 
 TASK_TYPES: tuple[str, ...] = ("search", "recommend", "review")
@@ -70,8 +72,8 @@ PRODUCTS_SINGLE = "all_products.json"
 DATA_SUBDIR = "personalwab"
 
 
-class DataError(ValueError):
-    """Official files are missing or do not follow the PersonalWAB schema."""
+class DataError(InputError):
+    """Official files are missing or do not follow the PersonalWAB schema (:mod:`personal_envs.personalwab.schema`)."""
 
 
 @dataclass
@@ -140,37 +142,36 @@ def product_text(product: dict[str, Any]) -> str:
 # --- official files -----------------------------------------------------------------------------------------------
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path} is not valid JSON ({exc})") from exc
+def _read(path: Path, schema: Any) -> Any:
+    """The parsed JSON of ``path``, checked against ``schema`` (:mod:`personal_envs.personalwab.schema`); the raw
+    value is returned (records stay as the release wrote them).
+
+    Raises:
+        DataError: the file is unreadable, not UTF-8, not JSON, or breaks the schema (the message names the file
+            and the field).
+    """
+    with reraise_as(DataError):
+        value = read_json(path)
+        validate(schema, value, str(path))
+    return value
 
 
 def load_profiles(path: str | Path) -> dict[str, dict[str, str]]:
     """Read ``user_profiles.json``: uid -> 11 profile fields (the ``user_profile`` wrapper is optional).
 
     Raises:
-        DataError: the file is not a dict of profiles with the 11 official fields.
+        DataError: the file is not an object of profiles with the 11 official string fields.
     """
-    raw = _read_json(Path(path))
-    if not isinstance(raw, dict):
-        raise DataError(f"{path}: expected an object keyed by user id, got {type(raw).__name__}")
+    raw = _read(Path(path), schema.ProfilesFile)
     profiles: dict[str, dict[str, str]] = {}
     for uid, record in raw.items():
-        fields = record.get("user_profile", record) if isinstance(record, dict) else None
-        if not isinstance(fields, dict):
-            raise DataError(f"{path}: profile of {uid!r} is not an object")
-        missing = [name for name in PROFILE_FIELDS if name not in fields]
-        if missing:
-            raise DataError(f"{path}: profile of {uid!r} lacks {', '.join(missing)}")
-        profiles[str(uid)] = {name: str(fields[name]) for name in PROFILE_FIELDS}
+        fields = schema._unwrap_profile(record)
+        profiles[str(uid)] = {name: fields[name] for name in PROFILE_FIELDS}
     return profiles
 
 
 def _merge_parts(
-    directory: Path, parts: tuple[str, ...], single: str, what: str
+    directory: Path, parts: tuple[str, ...], single: str, what: str, file_schema: Any
 ) -> tuple[dict[str, Any], list[str]]:
     """Merge the multi-part files of ``what`` (or read the single file); return the dict and the files read."""
     present = [name for name in parts if (directory / name).is_file()]
@@ -189,10 +190,7 @@ def _merge_parts(
         return {}, []
     merged: dict[str, Any] = {}
     for name in names:
-        chunk = _read_json(directory / name)
-        if not isinstance(chunk, dict):
-            raise DataError(f"{directory / name}: expected an object, got {type(chunk).__name__}")
-        merged.update(chunk)
+        merged.update(_read(directory / name, file_schema))
     return merged, names
 
 
@@ -213,12 +211,19 @@ def load_official(data_dir: str | Path) -> PersonalWABData:
     """Load the official release from ``data_dir``.
 
     Accepts the multi-part layout (``user_history_part_{1,2,3}.json``, ``all_products_part_{1,2}.json``) or
-    single files (``user_history.json``, ``all_products.json``); a missing part only warns.
+    single files (``user_history.json``, ``all_products.json``); a missing part only warns.  Every file is checked
+    against :mod:`personal_envs.personalwab.schema`.
 
     Raises:
-        DataError: required files are missing (all of them are listed) or a file breaks the schema.
+        DataError: the folder does not exist, required files are missing (all of them are listed) or a file breaks
+            the schema (the file and the field are named).
     """
     directory = Path(data_dir)
+    if not directory.is_dir():
+        what = "is not a folder" if directory.exists() else "does not exist"
+        raise DataError(f"PersonalWAB data_dir {directory} {what}; it should hold {PROFILES_FILE}, "
+                        f"{INSTRUCTIONS_FILE}, the user history and the products (run `personal-envs data fetch "
+                        "personalwab`)")
     missing = missing_official_files(directory)
     if missing:
         raise DataError(
@@ -226,78 +231,31 @@ def load_official(data_dir: str | Path) -> PersonalWABData:
             "Run `personal-envs data fetch personalwab` or copy the release files there."
         )
     profiles = load_profiles(directory / PROFILES_FILE)
-    histories_raw, _ = _merge_parts(directory, HISTORY_PARTS, HISTORY_SINGLE, "user history")
-    products_raw, _ = _merge_parts(directory, PRODUCT_PARTS, PRODUCTS_SINGLE, "products")
-    instructions_raw = _read_json(directory / INSTRUCTIONS_FILE)
-
-    if not isinstance(instructions_raw, dict):
-        raise DataError(f"{INSTRUCTIONS_FILE}: expected an object with 'train' and 'test' lists")
-    instructions: dict[str, list[dict[str, Any]]] = {}
-    for split in SPLITS:
-        records = instructions_raw.get(split, [])
-        if not isinstance(records, list):
-            raise DataError(f"{INSTRUCTIONS_FILE}: {split!r} is not a list")
-        for index, record in enumerate(records):
-            problem = _instruction_problem(record)
-            if problem:
-                raise DataError(f"{INSTRUCTIONS_FILE}: {split}[{index}] {problem}")
-        instructions[split] = records
-
-    histories: dict[str, list[dict[str, Any]]] = {}
-    for uid, entries in histories_raw.items():
-        if not isinstance(entries, list):
-            raise DataError(f"user history of {uid!r} is not a list")
-        for index, entry in enumerate(entries):
-            if not (
-                isinstance(entry, dict)
-                and isinstance(entry.get("product_info"), dict)
-                and isinstance(entry.get("review"), dict)
-                and "timestamp" in entry["review"]
-            ):
-                raise DataError(
-                    f"user history of {uid!r}, entry {index}: needs product_info and review.timestamp"
-                )
-        histories[str(uid)] = sorted(entries, key=lambda entry: entry["review"]["timestamp"])
-
-    products: dict[str, dict[str, Any]] = {}
-    for asin, product in products_raw.items():
-        if not isinstance(product, dict):
-            raise DataError(f"product {asin!r} is not an object")
-        products[str(asin)] = product
-
+    histories_raw, _ = _merge_parts(directory, HISTORY_PARTS, HISTORY_SINGLE, "user history", schema.HistoryFile)
+    products_raw, _ = _merge_parts(directory, PRODUCT_PARTS, PRODUCTS_SINGLE, "products", schema.ProductsFile)
+    instructions_raw = _read(directory / INSTRUCTIONS_FILE, schema.InstructionsFile)
+    instructions = {split: instructions_raw.get(split, []) for split in SPLITS}
+    histories = {str(uid): sorted(entries, key=lambda entry: entry["review"]["timestamp"])
+                 for uid, entries in histories_raw.items()}
     return PersonalWABData(
         profiles=profiles,
-        products=products,
+        products={str(asin): product for asin, product in products_raw.items()},
         histories=histories,
         instructions=instructions,
         source=f"official:{directory}",
     )
 
 
-def _instruction_problem(record: Any) -> str | None:
-    if not isinstance(record, dict):
-        return "is not an object"
-    missing = [key for key in INSTRUCTION_KEYS if key not in record]
-    if missing:
-        return f"lacks {', '.join(missing)}"
-    if record["type"] not in TASK_TYPES:
-        return f"has unknown type {record['type']!r}"
-    target = record["target"]
-    if not isinstance(target, dict) or not isinstance(target.get("product_info"), dict):
-        return "has no target.product_info"
-    if "parent_asin" not in target["product_info"]:
-        return "has no target.product_info.parent_asin"
-    return None
-
-
 # --- schema checks ------------------------------------------------------------------------------------------------
 
 
 def schema_errors(data: PersonalWABData, limit: int = 50) -> list[str]:
-    """Problems with ``data`` against the official schema (empty when every record is valid).
+    """Problems with ``data`` against the release's conventions (empty when every record is valid).
 
-    Checks every profile, product, history entry and instruction: keys, value types, history order, and that each
-    target and history product is in the catalogue. Stops after ``limit`` problems.
+    Checks every profile, product, history entry and instruction against the strict schemas of
+    :mod:`personal_envs.personalwab.schema` (keys and value types), then what a schema cannot say: history order,
+    products keyed by their ``parent_asin``, and that each target and history product is in the catalogue.  Stops
+    after ``limit`` problems.
     """
     errors: list[str] = []
 
@@ -305,89 +263,51 @@ def schema_errors(data: PersonalWABData, limit: int = 50) -> list[str]:
         errors.append(message)
         return len(errors) >= limit
 
+    def problem_of(model: Any, value: Any, where: str) -> str | None:
+        try:
+            validate(model, value, where)
+        except InputError as exc:
+            return str(exc)
+        return None
+
     for uid, profile in data.profiles.items():
-        valid = set(profile) == set(PROFILE_FIELDS) and all(isinstance(v, str) for v in profile.values())
-        if not valid and report(f"profile {uid}: fields {sorted(profile)}"):
+        problem = problem_of(schema.StrictProfile, profile, f"profile {uid}")
+        if problem and report(problem):
             return errors
     for asin, product in data.products.items():
-        problem = _product_problem(product)
+        problem = problem_of(schema.StrictProduct, product, f"product {asin}")
         if problem is None and product["parent_asin"] != asin:
-            problem = f"keyed {asin} but parent_asin {product['parent_asin']}"
-        if problem and report(f"product {asin}: {problem}"):
+            problem = f"product {asin}: keyed {asin} but parent_asin {product['parent_asin']}"
+        if problem and report(problem):
             return errors
     for uid, entries in data.histories.items():
         previous = None
         for index, entry in enumerate(entries):
-            problem = _history_problem(entry, data.products)
-            if problem is None and previous is not None and entry["review"]["timestamp"] < previous:
-                problem = "not sorted by timestamp"
-            if problem and report(f"history {uid}[{index}]: {problem}"):
+            where = f"history {uid}[{index}]"
+            problem = problem_of(schema.StrictHistoryEntry, entry, where)
+            if problem is None:
+                asin = entry["product_info"]["parent_asin"]
+                if entry["review"]["parent_asin"] != asin:
+                    problem = f"{where}: review.parent_asin differs from product_info.parent_asin"
+                elif asin not in data.products:
+                    problem = f"{where}: product {asin} not in products"
+                elif previous is not None and entry["review"]["timestamp"] < previous:
+                    problem = f"{where}: not sorted by timestamp"
+            if problem and report(problem):
                 return errors
             if problem is None:
                 previous = entry["review"]["timestamp"]
     for split in SPLITS:
         for index, record in enumerate(data.instructions.get(split, [])):
-            problem = _instruction_problem(record)
+            where = f"instruction {split}[{index}]"
+            problem = problem_of(schema.Instruction, record, where)
             if problem is None:
-                problem = _review_problem(record["target"].get("review"))
+                problem = problem_of(schema.StrictReview, record["target"].get("review"), f"{where} target.review")
             if problem is None and record["target"]["product_info"]["parent_asin"] not in data.products:
-                problem = "target not in products"
-            if problem is None and not isinstance(record["timestamp"], int):
-                problem = "timestamp is not an int"
-            if problem and report(f"instruction {split}[{index}]: {problem}"):
+                problem = f"{where}: target not in products"
+            if problem and report(problem):
                 return errors
     return errors
-
-
-def _product_problem(product: Any) -> str | None:
-    if not isinstance(product, dict):
-        return "not an object"
-    missing = [key for key in PRODUCT_KEYS if key not in product]
-    if missing:
-        return f"lacks {', '.join(missing)}"
-    for key in ("features", "description", "categories"):
-        if not isinstance(product[key], list) or not all(isinstance(item, str) for item in product[key]):
-            return f"{key} is not a list of strings"
-    if not isinstance(product["details"], dict):
-        return "details is not an object"
-    if not isinstance(product["average_rating"], float) or not isinstance(product["rating_number"], int):
-        return "average_rating must be a float and rating_number an int"
-    if not isinstance(product["price"], str):
-        return "price is not a string"
-    if not all(isinstance(product[key], str) for key in ("main_category", "title", "store", "parent_asin")):
-        return "main_category, title, store and parent_asin must be strings"
-    return None
-
-
-def _review_problem(review: Any) -> str | None:
-    if not isinstance(review, dict):
-        return "review is not an object"
-    missing = [key for key in REVIEW_KEYS if key not in review]
-    if missing:
-        return f"review lacks {', '.join(missing)}"
-    if not isinstance(review["rating"], float) or not 1.0 <= review["rating"] <= 5.0:
-        return "review rating must be a float in [1, 5]"
-    if not isinstance(review["timestamp"], int):
-        return "review timestamp is not an int"
-    if not isinstance(review["text"], str) or not isinstance(review["title"], str):
-        return "review title and text must be strings"
-    return None
-
-
-def _history_problem(entry: Any, products: dict[str, dict[str, Any]]) -> str | None:
-    if not isinstance(entry, dict) or set(entry) != {"product_info", "review", "split"}:
-        return "keys must be product_info, review, split"
-    if entry["split"] not in HISTORY_SPLITS:
-        return f"unknown split {entry['split']!r}"
-    problem = _product_problem(entry["product_info"]) or _review_problem(entry["review"])
-    if problem:
-        return problem
-    asin = entry["product_info"]["parent_asin"]
-    if entry["review"]["parent_asin"] != asin:
-        return "review.parent_asin differs from product_info.parent_asin"
-    if asin not in products:
-        return f"product {asin} not in products"
-    return None
 
 
 # --- entry points -------------------------------------------------------------------------------------------------

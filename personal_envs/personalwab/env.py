@@ -34,11 +34,13 @@ from gymnasium import spaces
 from personal_envs.core.actions import NAME_KEYS, Action, ActionError, load_action_object
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_USER_REPLY_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.personalwab import functions as fn
 from personal_envs.personalwab.data import PersonalWABData, load
+from personal_envs.personalwab.official_texts import load_user_texts, release_for
 from personal_envs.personalwab.scoring import RESULT_FORMULAS
-from personal_envs.personalwab.search import ProductSearch
+from personal_envs.personalwab.search import ProductSearch, TooManyClauses
 from personal_envs.personalwab.splits import data_split, shared_train_world
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
@@ -47,6 +49,9 @@ from personal_envs.simulators.users.base import SimulatedUser
 logger = logging.getLogger(__name__)
 
 MODES = ("single", "multi")
+#: Token budgets the generic LLM policy gives this env's fields: a function's result whole, as the official agent
+#: sees it (ten products of the official catalogue are about 6,000 tokens, of the generated one about 3,000).
+LLM_FIELD_TOKENS = {"result": 12_000}
 MEMORY_MODES = ("all", "none")
 MAX_STEPS = 10
 
@@ -177,24 +182,36 @@ class PersonalWABEnv(PersonalEnv):
         train_generate: dict[str, Any] | None = None,
     ) -> None:
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+            raise InputError(f"mode must be one of {MODES}, got {mode!r}")
         if memory not in MEMORY_MODES:
-            raise ValueError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
+            raise InputError(f"memory must be one of {MEMORY_MODES}, got {memory!r}")
         if task_type is not None and task_type not in fn.TASK_TYPES:
-            raise ValueError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
+            raise InputError(f"task_type must be one of {fn.TASK_TYPES} or None, got {task_type!r}")
         if result_formula not in RESULT_FORMULAS:
-            raise ValueError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
-        super().__init__(fn.function_specs(details_function), max_steps=max_steps, render_mode=render_mode)
+            raise InputError(f"result_formula must be one of {RESULT_FORMULAS}, got {result_formula!r}")
+        backend = shared_backend(data_dir, data, dict(generate or {}))
+        #: The official texts (tool descriptions, system prompts, agent templates) when the release files are there.
+        self.release = release_for(backend.data.source)
+        self._official_tools = self.release.function_infos()
+        user_texts = load_user_texts(self.release.path("user.py"))
+        #: The official product templates: the numbered recommendation card, the details card, the review task's.
+        self._cards: dict[str, str | None] = {
+            "recommend": self.release.constant("functions/get_recommendations_by_history.py", "Product_Prompt"),
+            "details": self.release.constant("functions/get_product_details_by_asin.py", "Product_Prompt"),
+            "review": user_texts.product_template if user_texts is not None else None,
+        }
+        super().__init__(fn.function_specs(details_function, self._official_tools), max_steps=max_steps,
+                         render_mode=render_mode)
         self.result_formula = result_formula
         self.mode = mode
         self.split = split
         self.memory = memory
-        self.backend = shared_backend(data_dir, data, dict(generate or {}))
+        self.backend = backend
         if split == "train":  # a generated world of its own, disjoint from the test data (personalwab/splits.py)
-            self.backend = shared_backend(None, shared_train_world(self.backend.data, dict(train_generate or {})), {})
+            self.backend = shared_backend(None, shared_train_world(backend.data, dict(train_generate or {})), {})
         records = self.backend.data.tasks(data_split(split), task_type)
         if not records:
-            raise ValueError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
+            raise InputError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
         self.tasks = [PersonalWABTask(record, split, index, result_formula)
                       for index, record in enumerate(records)]
         self.user = self._make_user(user)
@@ -215,6 +232,23 @@ class PersonalWABEnv(PersonalEnv):
         self._instruction = ""
         self._result = ""
 
+    #: Field budgets for :class:`personal_envs.policies.llm.LLMPolicy` (the result is not cut to 1,000 tokens).
+    llm_field_tokens = LLM_FIELD_TOKENS
+
+    # ------------------------------------------------------------------------------------------ agent-facing texts
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """The functions as OpenAI tools: with the release files, the official ``__info__`` of each offered function
+        verbatim (then ``respond``); otherwise the project's descriptions."""
+        if self._official_tools is not None:
+            return fn.official_tool_schemas(self.action_specs, self._official_tools)
+        return super().tool_schemas()
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The official env's system prompt for this mode (``SYS_PROMPT_SINGLE``, or ``SYS_PROMPT_MULTI`` with the
+        step limit), read from the release; ``None`` without its files."""
+        return self.release.system_prompt(self.mode == "multi", self.max_steps)
+
     # ------------------------------------------------------------------------------------------ hooks
     @property
     def num_tasks(self) -> int:
@@ -223,7 +257,7 @@ class PersonalWABEnv(PersonalEnv):
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
         task = self.task = self.tasks[task_index]
         self._result = ""
-        self._instruction = task.instruction()
+        self._instruction = task.instruction(self._cards["review"])
         return {**task.setup(self.world, self.np_random), "mode": self.mode}
 
     def _execute(self, action: Action) -> StepResult:
@@ -236,8 +270,12 @@ class PersonalWABEnv(PersonalEnv):
             self._result = self._details(str(args["product_asin"]))
             return StepResult()
         if name == fn.SEARCH:
-            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0.
-            ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            # Officially a query without any indexable word returns no hit: an empty list, scored 1 / 0; one with
+            # more distinct terms than Lucene accepts raises, which the official env scores 0 / 0.
+            try:
+                ids = self.backend.search.search(str(args["query"]), fn.TOP_K)
+            except TooManyClauses as error:
+                raise ActionError(f"Error: {error}") from error
             products = self.backend.data.products
             self._result = fn.official_search_observation([fn.search_contents(products[i]) for i in ids])
             return self._scored({"function": name, "ids": list(ids)})
@@ -283,7 +321,7 @@ class PersonalWABEnv(PersonalEnv):
         ids: list[str] = []
         if known:
             ids = list(self.backend.recommender().recommend(known[-fn.MAX_SEQUENCE:], k=fn.TOP_K))
-        self._result = fn.official_recommend_observation([products[i] for i in ids])
+        self._result = fn.official_recommend_observation([products[i] for i in ids], self._cards["recommend"])
         return self._scored({"function": fn.RECOMMEND, "ids": ids})
 
     def _scored(self, call: dict[str, Any]) -> StepResult:
@@ -293,17 +331,18 @@ class PersonalWABEnv(PersonalEnv):
     # ------------------------------------------------------------------------------------------ helpers
 
     def _details(self, asin: str) -> str:
+        """The official details text (an unknown ASIN: ``Product not found.``, as officially, not an error)."""
+        template = self._cards["details"]
+        product = self.backend.data.products.get(asin)
+        if product is None:
+            return "Product not found."
+        if template is not None:
+            return fn.fill_product(template, product)
         text = self.backend.details_cache.get(asin)
         if text is None:
-            text = fn.format_product(self._product(asin), full=True)
+            text = fn.format_product(product, full=True)
             self.backend.details_cache[asin] = text
         return text
-
-    def _product(self, asin: str) -> dict[str, Any]:
-        product = self.backend.data.products.get(asin.strip())
-        if product is None:
-            raise ActionError(f"unknown product ASIN {asin[:40]!r}")
-        return product
 
     def _logs(self) -> str:
         if self.memory == "none" or self.task is None:
@@ -333,7 +372,7 @@ class PersonalWABEnv(PersonalEnv):
             local = Path(source.split(":", 1)[1]) / "official" / "user.py" if source.startswith("official:") else None
             official = str(local) if local is not None and local.is_file() else None
             return LLMShopper(official_source=official, redact_leaks=True)
-        raise ValueError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
+        raise InputError(f"user must be 'profile', 'llm', 'llm-redacted' or a SimulatedUser, got {user!r}")
 
 
 def _raw_name(raw: Any) -> str | None:

@@ -7,9 +7,10 @@ function accuracy measures.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
-from personal_envs.core.actions import ActionSpec, Param
+from personal_envs.core.actions import ActionSpec, Param, tool_schemas
 
 SEARCH = "search_product_by_query"
 RECOMMEND = "get_recommendations_by_history"
@@ -65,10 +66,36 @@ OFFICIAL_FUNCTIONS: tuple[str, ...] = (SEARCH, RECOMMEND, REVIEW, STOP, RESPOND)
 ALL_FUNCTIONS: tuple[str, ...] = (SEARCH, RECOMMEND, REVIEW, DETAILS, STOP, RESPOND)
 
 
-def function_specs(details: bool = False) -> tuple[ActionSpec, ...]:
-    """The action specs offered to the agent (``details`` adds ``get_product_details_by_asin``)."""
+def function_specs(details: bool = False, infos: list[dict[str, Any]] | None = None) -> tuple[ActionSpec, ...]:
+    """The action specs offered to the agent (``details`` adds ``get_product_details_by_asin``).
+
+    ``infos`` are the official tool descriptions (the functions' ``__info__``, read from the release by
+    :meth:`personal_envs.personalwab.official_texts.Release.function_infos`): when given, each function and argument
+    carries the official description instead of the project's own (``respond`` is not an official tool: the
+    official agent's plain text)."""
     names = ALL_FUNCTIONS if details else OFFICIAL_FUNCTIONS
-    return tuple(spec for spec in FUNCTION_SPECS if spec.name in names)
+    official = {info["function"]["name"]: info["function"] for info in infos or ()}
+    specs = []
+    for spec in FUNCTION_SPECS:
+        if spec.name not in names:
+            continue
+        described = official.get(spec.name)
+        if described is not None:
+            properties = (described.get("parameters") or {}).get("properties") or {}
+            params = tuple(
+                (key, replace(param, description=str(properties.get(key, {}).get("description", param.description))))
+                for key, param in spec.params)
+            spec = ActionSpec(spec.name, str(described.get("description", spec.description)), params)
+        specs.append(spec)
+    return tuple(specs)
+
+
+def official_tool_schemas(specs: tuple[ActionSpec, ...], infos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools as the official agent sends them: the official ``__info__`` of each offered function, verbatim and
+    in the official order, then the project's ``respond`` (the official agent answers the user in plain text)."""
+    offered = {spec.name for spec in specs}
+    tools = [info for info in infos if info["function"]["name"] in offered]
+    return tools + tool_schemas([spec for spec in specs if spec.name == RESPOND])
 
 
 # Field order of a product as the official functions print it (title first, category last).
@@ -93,11 +120,31 @@ def product_card(product: dict[str, Any], number: int | None = None) -> str:
     return head + "\n".join(lines) + "\n"
 
 
+#: The documents of the official search index, as its term dictionary shows them (``pyserini.index.lucene`` over
+#: JSON documents whose ``contents`` the release does not ship): ten labelled fields, the 13 label terms of which
+#: ("title", "parent", "asin", "main", "categori", "averag", "rate", "number", "price", "store", "detail",
+#: "descript", "featur") are in every one of the 35,772 documents; details as JSON with ASCII escapes (the index
+#: holds "u2026"-like terms), features and description as Python lists (it holds "n" from "\\n"), no other field
+#: (no category list, images or videos).  The order of the fields is the official memory's product block.
+SEARCH_FIELDS: tuple[tuple[str, str], ...] = (
+    ("Title", "title"), ("Parent Asin", "parent_asin"), ("Main Category", "main_category"),
+    ("Average Rating", "average_rating"), ("Rating Number", "rating_number"), ("Price", "price"),
+    ("Store", "store"), ("Details", "details"), ("Description", "description"), ("Features", "features"),
+)
+
+
+def official_value(product: dict[str, Any], key: str) -> str:
+    """A product field as the official code prints it: ``json.dumps`` for details, ``str`` for the rest."""
+    value = product.get(key)
+    if key == "details":
+        return json.dumps(value)
+    return value if isinstance(value, str) else str(value)
+
+
 def search_contents(product: dict[str, Any]) -> str:
-    """The searchable ``contents`` of a product (indexed and shown by ``search_product_by_query``): the product
-    card without number.  It holds the ``parent_asin``, as the official index's contents must for the official
-    scorer (a substring test of the target ASIN on each result text) to ever find the target."""
-    return product_card(product).strip("\n")
+    """The ``contents`` of a product in the search index (what ``search_product_by_query`` ranks and shows):
+    one ``- Label: value`` line per field of :data:`SEARCH_FIELDS`."""
+    return "\n".join(f"- {label}: {official_value(product, key)}" for label, key in SEARCH_FIELDS)
 
 
 def official_search_observation(contents: list[str]) -> str:
@@ -106,8 +153,29 @@ def official_search_observation(contents: list[str]) -> str:
     return str([f"Product {i}: \n{text}\n" for i, text in enumerate(contents)])
 
 
-def official_recommend_observation(products: list[dict[str, Any]]) -> str:
-    """The recommendation result text: the Python list of numbered product cards, printed with ``str``."""
+#: The placeholders of the official product templates, in the order the official ``pretty_product`` functions
+#: replace them (``<Num>`` only in the recommendation's numbered card).
+PRODUCT_PLACEHOLDERS: tuple[tuple[str, str], ...] = (
+    ("<CATEGORY>", "main_category"), ("<Num>", ""), ("<TITLE>", "title"), ("<AVERAGE_RATING>", "average_rating"),
+    ("<RATING_NUMBER>", "rating_number"), ("<FEATURES>", "features"), ("<DESCRIPTION>", "description"),
+    ("<PRICE>", "price"), ("<STORE>", "store"), ("<DETAILS>", "details"), ("<PARENT_ASIN>", "parent_asin"),
+)
+
+
+def fill_product(template: str, product: dict[str, Any], number: int | None = None) -> str:
+    """An official product template (the release's ``Product_Prompt`` / ``PRODUCT_PROMPT``) filled as the official
+    ``pretty_product`` fills it: one placeholder after the other, details as JSON, other fields with ``str``."""
+    text = template
+    for placeholder, key in PRODUCT_PLACEHOLDERS:
+        text = text.replace(placeholder, str(number) if not key else official_value(product, key))
+    return text
+
+
+def official_recommend_observation(products: list[dict[str, Any]], template: str | None = None) -> str:
+    """The recommendation result text: the Python list of numbered product cards, printed with ``str`` (the
+    release's card template when given, else the project's card)."""
+    if template is not None:
+        return str([fill_product(template, product, i) for i, product in enumerate(products)])
     return str([product_card(product, i) for i, product in enumerate(products)])
 
 

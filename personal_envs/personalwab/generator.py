@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.personalwab.data import TASK_TYPES, PersonalWABData
 from personal_envs.personalwab.vocab import (
     AGE_BANDS,
@@ -181,6 +182,18 @@ class _Catalog:
     brands_by_category: dict[str, list[str]]
 
 
+#: ``generate(scale="official")``: the official release's sizes (1,000 users, 35,772 products, 2,174 test
+#: instructions), its mean history length (38 entries per user) and product texts as long as its index's documents
+#: (221 terms per document after analysis; the default catalogue has about 100).
+OFFICIAL_SCALE: dict[str, Any] = {
+    "n_users": 1000, "n_products": 35_772, "n_test_tasks": 2174, "tasks_per_user": 4,
+    "purchases_per_user": (20, 56), "product_text": "official",
+}
+#: Product text lengths: ``"short"`` (the default catalogue) or ``"official"`` (Amazon-like listings: more feature
+#: bullets, a longer description and the usual details such as dimensions, weight, manufacturer and model number).
+PRODUCT_TEXTS = ("short", "official")
+
+
 def generate(
     seed: int = 0,
     n_users: int = 60,
@@ -189,6 +202,9 @@ def generate(
     *,
     test_per_user: int | None = None,
     purchases_per_user: tuple[int, int] = (12, 30),
+    n_test_tasks: int | None = None,
+    product_text: str = "short",
+    scale: str | None = None,
 ) -> PersonalWABData:
     """Generate users, products, histories and instructions in the official PersonalWAB schema.
 
@@ -199,21 +215,34 @@ def generate(
         tasks_per_user: Instructions per user, made from the user's latest purchases.
         test_per_user: How many of those (the latest) form the test split; default ``max(1, round(tasks/3))``.
         purchases_per_user: Range of history lengths (targets included).
+        n_test_tasks: Total test instructions instead of ``test_per_user`` (spread over the users: some get one
+            more than others); at most ``tasks_per_user`` per user.
+        product_text: ``"short"`` or ``"official"`` (:data:`PRODUCT_TEXTS`); the official texts come from a stream
+            of their own, so the rest of the data is the same either way.
+        scale: ``"official"`` applies :data:`OFFICIAL_SCALE` (the sizes above are then ignored).
 
     Raises:
         ValueError: a size is out of range.
     """
+    if scale is not None:
+        if scale != "official":
+            raise InputError(f"scale must be None or 'official', got {scale!r}")
+        return generate(seed, test_per_user=test_per_user, **OFFICIAL_SCALE)
+    if product_text not in PRODUCT_TEXTS:
+        raise InputError(f"product_text must be one of {PRODUCT_TEXTS}, got {product_text!r}")
     if n_users < 1 or n_products < 1 or tasks_per_user < 0:
-        raise ValueError("n_users and n_products must be >= 1 and tasks_per_user >= 0")
+        raise InputError("n_users and n_products must be >= 1 and tasks_per_user >= 0")
     low, high = purchases_per_user
     if low < 1 or high < low:
-        raise ValueError("purchases_per_user must be (low, high) with 1 <= low <= high")
+        raise InputError("purchases_per_user must be (low, high) with 1 <= low <= high")
     if test_per_user is None:
         test_per_user = max(1, round(tasks_per_user / 3)) if tasks_per_user else 0
     test_per_user = min(max(test_per_user, 0), tasks_per_user)
+    if n_test_tasks is not None and not 0 <= n_test_tasks <= n_users * tasks_per_user:
+        raise InputError(f"n_test_tasks must be between 0 and n_users * tasks_per_user, got {n_test_tasks}")
 
     rng = random.Random(f"personalwab-{seed}")
-    catalog = _build_catalog(rng, n_products)
+    catalog = _build_catalog(rng, n_products, official_texts=product_text == "official")
     profiles: dict[str, dict[str, str]] = {}
     histories: dict[str, list[dict[str, Any]]] = {}
     instructions: dict[str, list[dict[str, Any]]] = {"train": [], "test": []}
@@ -226,6 +255,9 @@ def generate(
         purchases = _purchase_sequence(rng, user, catalog, n_purchases, tail_types)
         tail_start = len(purchases) - min(tasks_per_user, max(len(purchases) - 1, 0))
         tail_types = tail_types[len(tail_types) - (len(purchases) - tail_start) :]
+        user_tests = test_per_user
+        if n_test_tasks is not None:
+            user_tests = n_test_tasks // n_users + (1 if user_index < n_test_tasks % n_users else 0)
         timestamp = FIRST_PURCHASE_MS + rng.randrange(0, 5 * 365 * DAY_MS)
         history: list[dict[str, Any]] = []
         previous: _Item | None = None
@@ -238,7 +270,7 @@ def generate(
             review = _make_review(rng, user, item, previous, timestamp)
             split = "history"
             if index >= tail_start:
-                split = "test" if index >= len(purchases) - test_per_user else "train"
+                split = "test" if index >= len(purchases) - user_tests else "train"
             history.append({"product_info": item.product, "review": review, "split": split})
             if split != "history":
                 task_type = tail_types[index - tail_start]
@@ -258,7 +290,8 @@ def generate(
         products=catalog.products,
         histories=histories,
         instructions=instructions,
-        source=f"generated(seed={seed}, users={n_users}, products={n_products})",
+        source=f"generated(seed={seed}, users={n_users}, products={n_products}"
+               + (", official texts)" if product_text == "official" else ")"),
     )
 
 
@@ -293,7 +326,7 @@ def _new_asin(rng: random.Random, used: dict[str, Any]) -> str:
             return asin
 
 
-def _build_catalog(rng: random.Random, n_products: int) -> _Catalog:
+def _build_catalog(rng: random.Random, n_products: int, official_texts: bool = False) -> _Catalog:
     themes = [(category, theme) for category in CATEGORIES for theme in category.themes]
     brands = _brand_pools(rng, n_products)
     base_price: dict[tuple[int, int], float] = {}
@@ -324,6 +357,8 @@ def _build_catalog(rng: random.Random, n_products: int) -> _Catalog:
             if len(products) >= n_products:
                 break
             item = _make_item(rng, series, position, noun, base_price[key, position], products)
+            if official_texts:
+                _lengthen(item)
             series.items.append(item)
             items[item.asin] = item
             products[item.asin] = item.product
@@ -392,6 +427,54 @@ def _make_item(
         "parent_asin": asin,
     }
     return _Item(asin, series, position, noun, descriptor, material, variant, size, price, product)
+
+
+_CARE = ("wipe clean with a damp cloth", "hand wash recommended to keep it like new", "easy to clean and store",
+         "dishwasher safe parts for quick cleanup", "store in a cool, dry place away from direct sunlight")
+_GIFTS = ("birthdays, holidays and housewarmings", "Christmas, Mother's Day and Father's Day",
+          "anniversaries, graduations and any special occasion")
+_PROMISES = ("We stand behind every product we make", "Your satisfaction is our top priority",
+             "Designed and tested by our team to last", "Thousands of happy customers already love it")
+
+
+def _lengthen(item: _Item) -> None:
+    """Give a product an Amazon-like listing (official-scale texts): more feature bullets, a longer description and
+    the usual details.  Drawn from a stream of the product's own, so the rest of the data does not change."""
+    rng = random.Random(f"text-{item.asin}")
+    product, series = item.product, item.series
+    brand, line, noun, theme = series.brand, series.line, item.noun, series.theme.label
+    material, variant, size = item.material, item.variant, item.size
+    bullets = [
+        f"HIGH QUALITY MATERIAL: the {material} construction is durable, sturdy and built to last, so your {noun} "
+        f"keeps working day after day without wearing out",
+        f"EASY TO USE AND CARE FOR: {rng.choice(_CARE)}; the {variant.lower()} finish keeps its look after regular use "
+        f"and fits right in with the rest of your {theme}",
+        f"PERFECT GIFT IDEA: a thoughtful present for anyone who loves {theme}, great for {rng.choice(_GIFTS)}",
+        f"WHAT YOU GET: 1 x {brand} {line} {noun} ({size}) and a user guide; if you have any question about your "
+        f"order, please contact us and we will reply within 24 hours",
+        f"{rng.choice(_PROMISES).upper()}: every {brand} product is checked before it ships, and we offer a "
+        f"{rng.choice(('30-day', '60-day', '90-day', '1-year'))} money back guarantee",
+    ]
+    product["features"] = list(product["features"]) + rng.sample(bullets, rng.randint(2, 3))
+    description = [
+        f"Product Description: the {brand} {line} {noun} is made for people who want {theme} that simply works. "
+        f"Its {material} body is light yet strong, and the {variant.lower()} color goes with any style.",
+        f"Whether you use it every day or only now and then, this {noun} is easy to set up, easy to clean and ready "
+        f"when you need it. {rng.choice(_PROMISES)}.",
+    ]
+    product["description"] = list(product["description"]) + description[: rng.randint(1, 2)]
+    inches = sorted(round(rng.uniform(1.0, 24.0), 1) for _ in range(3))
+    ounces = round(rng.uniform(1.0, 80.0), 1)
+    details = dict(product["details"])
+    details.update({
+        "Product Dimensions": f"{inches[2]} x {inches[1]} x {inches[0]} inches; {ounces} Ounces",
+        "Item Weight": f"{ounces} ounces",
+        "Item model number": f"{line[:3].upper()}-{rng.randint(1000, 9999)}",
+        "Manufacturer": brand,
+        "Is Discontinued By Manufacturer": "No",
+        "Best Sellers Rank": f"#{rng.randint(1_000, 900_000):,} in {series.category.display}",
+    })
+    product["details"] = details
 
 
 # --- users --------------------------------------------------------------------------------------------------------

@@ -24,8 +24,9 @@ def task_text(instruction: str) -> str:
 class HeuristicPolicy(Policy):
     """Chooses the function from the instruction's words and builds arguments from the instruction and memory.
 
-    Single-turn: one task-function call.  Multi-turn: asks the user one clarifying question for search tasks,
-    searches with the instruction plus the answer, presents the results, refines once on a new clue, then stops.
+    Single-turn: one task-function call.  Multi-turn, search tasks: searches with the instruction, presents the
+    results, asks the user one clarifying question, searches again with the instruction plus the answer, presents
+    the results, then stops (the episode keeps the better search).
     """
 
     name = "heuristic"
@@ -41,7 +42,7 @@ class HeuristicPolicy(Policy):
         if not self.multi:
             self._plan = [kind]
         elif kind == "search":
-            self._plan = ["ask", "search", "present", "search", "present", "stop"]
+            self._plan = ["search", "present", "ask", "search", "present", "stop"]
         else:
             self._plan = [kind, "present", "stop"]
 
@@ -79,7 +80,7 @@ class HeuristicPolicy(Policy):
     @staticmethod
     def _review(observation: dict[str, Any]) -> str:
         instruction = str(observation.get("instruction", ""))
-        title_match = re.search(r"Here is the product information:.*?- title: ([^\n]+)", instruction, re.S)
+        title_match = re.search(r"Here is the product information:.*?- title: ([^\n]+)", instruction, re.S | re.I)
         title = title_match.group(1).strip() if title_match else "this product"
         history = parse_logs(str(observation.get("logs", "")))
         past = [str(r.get("review") or "") for r in history if r.get("review")]
@@ -95,7 +96,7 @@ def _titles(result: str) -> str:
         entries = []
     lines = []
     for i, entry in enumerate(entries if isinstance(entries, list) else []):
-        match = re.search(r"- title: ([^\n]+)", str(entry))
+        match = re.search(r"- title: ([^\n]+)", str(entry), re.I)
         if match:
             lines.append(f"Product {i}: {match.group(1)}")
     return "\n".join(lines)[:2000]

@@ -2,7 +2,8 @@
 
 from personal_envs.core.registration import EnvEntry
 
-_POLICIES = {"heuristic": "personal_envs.personalwab.policies:make_heuristic"}
+_POLICIES = {"heuristic": "personal_envs.personalwab.policies:make_heuristic",
+             "official-agent": "personal_envs.personalwab.agents:make_agent"}
 _REPORT = "personal_envs.personalwab.scoring:report"
 _CANDIDATES = "personal_envs.personalwab.candidates:make_candidates"
 #: Each scored call pays its result accuracy when it is the task's function (the paper's per-call metric).

@@ -1,48 +1,43 @@
-"""BM25 product search (``search_product_by_query``) equivalent to the official Pyserini / Lucene index.
+"""BM25 product search (``search_product_by_query``) computed as the official Lucene index computes it.
 
-The official function queries a Lucene index through Pyserini's ``LuceneSearcher`` with Anserini's defaults: BM25
-with k1 = 0.9 and b = 0.4, Lucene's BM25 idf ``log(1 + (N - df + 0.5) / (df + 0.5))``, and the default English
-analyzer (standard tokenizer, possessive ``'s`` removed, lower case, Lucene's 33 English stop words, Porter
-stemming), over the single indexed field ``contents``; it returns at most 10 hits, every document that shares an
-analyzed term with the query, best first.  This module rebuilds that with a sparse score matrix (float32, document
-lengths through Lucene's lossy one-byte norm) and PyStemmer's Porter stemmer.  Known differences from a real
-Lucene: Unicode word segmentation (UAX #29) is approximated by a regular expression, and float rounding may order
-near-ties differently (ties keep the catalogue order here, index order in Lucene).
+The official function calls Pyserini's ``LuceneSearcher.search(query)`` (Anserini 0.22 ``SimpleSearcher`` on Lucene
+9.5.0): the query is analyzed like the documents (:mod:`personal_envs.personalwab.analysis`), each distinct term
+becomes a ``TermQuery`` boosted by its count in the query, and Lucene's ``BM25Similarity(k1=0.9, b=0.4)`` scores
+the field ``contents``.  The hits are sorted by score, ties broken by the document id (the parent ASIN, in byte
+order), and at most 10 are returned: every document that shares a term with the query can be a hit.
+
+This module reproduces the arithmetic operation by operation in float32, as Lucene does, so that scores and
+therefore rankings (near-ties included) are the same:
+
+* ``idf = (float) ln(1 + (N - df + 0.5) / (df + 0.5))`` (in double, then float);
+* ``avgdl = (float) (sum of document lengths / N)``;
+* each document length is stored in Lucene's one-byte norm and decoded (:func:`lucene_length`); per length
+  ``inverse = 1 / (k1 * ((1 - b) + b * length / avgdl))``;
+* per term and document ``weight - weight / (1 + freq * inverse)`` with ``weight = boost * idf``;
+* a document's score is the sum of its terms' scores in double, then rounded to float.
+
+Document lengths count the terms after analysis (stop words are not counted).
 """
 
 from __future__ import annotations
 
-import re
+import math
+from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
-from personal_envs.personalwab.stopwords import STOPWORDS
+from personal_envs.personalwab.analysis import analyze
 
 #: Anserini's BM25 defaults, used by Pyserini's ``LuceneSearcher``.
 K1 = 0.9
 B = 0.4
-
-# Word runs (letters, digits, underscore), joined across ``.`` ``'`` ``:`` inside a word and ``,`` inside a number,
-# as the standard tokenizer keeps "25.99", "e.g", "don't" and "1,000" whole.
-_TOKEN = re.compile(r"\w+(?:(?:[.'’:]|(?<=\d),(?=\d))\w+)*")
-_POSSESSIVE = re.compile(r"['’]s$")
+#: Lucene's default ``IndexSearcher.maxClauseCount``: a query with more distinct terms fails.
+MAX_CLAUSES = 1024
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("porter")
-
-
-def analyze(text: str) -> list[str]:
-    """Terms of ``text`` as Lucene's English analyzer makes them (stop words dropped, Porter stems)."""
-    words = [_POSSESSIVE.sub("", token) for token in _TOKEN.findall(text.lower())]
-    kept = [word for word in words if word and word not in STOPWORDS]
-    return list(_stemmer().stemWords(kept))
+class TooManyClauses(ValueError):
+    """The query has more distinct terms than Lucene accepts (the official search raises an error)."""
 
 
 def _long_to_int4(value: int) -> int:
@@ -70,10 +65,7 @@ def lucene_length(length: int) -> int:
 
 
 class ProductSearch:
-    """A Lucene-style BM25 index over ``texts`` whose rows are identified by ``ids``.
-
-    Scores are Lucene 9's ``BM25Similarity`` in float32: ``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with the
-    document length ``dl`` decoded from Lucene's one-byte norm (:func:`lucene_length`) and ``avgdl`` exact.
+    """A BM25 index over ``texts`` whose documents are identified by ``ids``, scored as Lucene 9.5 scores.
 
     Args:
         ids: Document ids (parent_asin), one per text.
@@ -99,39 +91,71 @@ class ProductSearch:
                 rows.append(doc)
                 cols.append(vocab.setdefault(term, len(vocab)))
         self._vocab = vocab
-        counts = sparse.csc_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
-                                   shape=(len(texts), max(len(vocab), 1)), dtype=np.float32)
-        counts.sum_duplicates()
-        n = float(len(texts))
-        doc_freq = np.diff(counts.indptr).astype(np.float64)
-        idf = np.log1p((n - doc_freq + 0.5) / (doc_freq + 0.5)).astype(np.float32)
-        avgdl = float(lengths.sum()) / n if n else 1.0
-        decoded = np.array([lucene_length(int(x)) for x in lengths], dtype=np.float32)
-        norm = np.float32(k1) * (np.float32(1 - b) + np.float32(b) * decoded / np.float32(avgdl or 1.0))
-        tf = counts.data
-        doc_of = counts.indices
-        term_of = np.repeat(np.arange(counts.shape[1]), np.diff(counts.indptr))
-        counts.data = (idf[term_of] * tf / (tf + norm[doc_of])).astype(np.float32)
-        self._scores = counts  # [docs, terms] BM25 contribution of each (doc, term) pair
+        freqs = sparse.csc_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                                  shape=(len(texts), max(len(vocab), 1)), dtype=np.float32)
+        freqs.sum_duplicates()
+        self._freqs = freqs  # [docs, terms] term frequencies, one column of postings per term
+        self._doc_freq = np.diff(freqs.indptr).astype(np.int64)
+        self._num_docs = int(np.count_nonzero(lengths))
+        avgdl = np.float32(float(lengths.sum()) / self._num_docs) if self._num_docs else np.float32(1.0)
+        decoded = np.array([lucene_length(int(n)) for n in lengths], dtype=np.float32)
+        k1f, bf = np.float32(k1), np.float32(b)
+        self._inverse = np.float32(1.0) / (k1f * ((np.float32(1.0) - bf) + bf * decoded / avgdl))
+        # Ties are broken by the id in byte order: the rank of each document's id among all ids.
+        order = sorted(range(len(self.ids)), key=lambda i: self.ids[i].encode("utf-8"))
+        self._id_rank = np.empty(len(self.ids), dtype=np.int64)
+        self._id_rank[order] = np.arange(len(self.ids))
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, query: str, k: int = 10) -> list[str]:
-        """Ids of the top ``k`` products for ``query`` (fewer if fewer documents share a term with it).
+    def _idf(self, doc_freq: int) -> np.float32:
+        n = self._num_docs
+        return np.float32(math.log(1.0 + (n - doc_freq + 0.5) / (doc_freq + 0.5)))
 
-        A term repeated in the query counts once per occurrence, as Pyserini's bag-of-words query weights it;
-        equal scores keep the catalogue order, as Lucene keeps index order.
+    def scores(self, query: str) -> dict[str, float]:
+        """The BM25 score of every document that shares a term with ``query`` (float32 values, as Lucene's).
+
+        Raises:
+            TooManyClauses: more than 1,024 distinct query terms (Lucene's limit).
         """
-        token_ids = [self._vocab[token] for token in analyze(query) if token in self._vocab]
-        if not token_ids:
+        docs, values = self._score(query)
+        return {self.ids[int(d)]: float(v) for d, v in zip(docs, values, strict=True)}
+
+    def _score(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        counts = Counter(analyze(query))
+        if len(counts) > MAX_CLAUSES:
+            raise TooManyClauses(f"maxClauseCount is set to {MAX_CLAUSES}: the query has {len(counts)} terms")
+        total = np.zeros(len(self.ids), dtype=np.float64)
+        hit = np.zeros(len(self.ids), dtype=bool)
+        freqs = self._freqs
+        for term, count in counts.items():
+            column = self._vocab.get(term)
+            if column is None:
+                continue
+            start, end = freqs.indptr[column], freqs.indptr[column + 1]
+            docs = freqs.indices[start:end]
+            weight = np.float32(count) * self._idf(int(self._doc_freq[column]))
+            tf = freqs.data[start:end]
+            contribution = weight - weight / (np.float32(1.0) + tf * self._inverse[docs])
+            total[docs] += contribution.astype(np.float64)
+            hit[docs] = True
+        docs = np.flatnonzero(hit)
+        return docs, total[docs].astype(np.float32)
+
+    def search(self, query: str, k: int = 10) -> list[str]:
+        """Ids of the top ``k`` products for ``query`` (fewer if fewer documents share a term with it), best first,
+        equal scores in id order.
+
+        Raises:
+            TooManyClauses: more than 1,024 distinct query terms (Lucene's limit).
+        """
+        docs, values = self._score(query)
+        if len(docs) == 0 or k <= 0:
             return []
-        weights = np.bincount(token_ids, minlength=self._scores.shape[1]).astype(np.float32)
-        scores = np.asarray(self._scores @ weights, dtype=np.float32).ravel()
-        positive = int(np.count_nonzero(scores > 0))
-        k = min(k, positive)
-        if k == 0:
-            return []
-        top = np.argpartition(-scores, k - 1)[:k]
-        order = top[np.lexsort((top, -scores[top]))]
-        return [self.ids[int(i)] for i in order]
+        if len(docs) > k:  # keep the documents scoring at least the k-th best score (ties included), then sort
+            kth = values[np.argpartition(-values, k - 1)[k - 1]]
+            keep = values >= kth
+            docs, values = docs[keep], values[keep]
+        order = np.lexsort((self._id_rank[docs], -values))[:k]
+        return [self.ids[int(docs[i])] for i in order]

@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.personalwab.data import PersonalWABData, generate
 
 #: Seed of the generated train world (the embedded test default uses seed 0).
@@ -121,5 +122,5 @@ def shared_train_world(test: PersonalWABData, generate_kwargs: dict[str, Any]) -
 def data_split(split: str) -> str:
     """The instruction list of the world an env split reads (``"release_train"`` is the data's own ``"train"``)."""
     if split not in SPLITS:
-        raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        raise InputError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     return "train" if split == "release_train" else split

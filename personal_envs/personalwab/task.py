@@ -79,11 +79,14 @@ class PersonalWABTask(Task[PersonalWABWorld]):
     def target_review(self) -> str:
         return str(self.record["target"].get("review", {}).get("text", ""))
 
-    def instruction(self) -> str:
-        """What the agent is told: ``USER {user_id}: {task}``; review tasks add the product's details."""
+    def instruction(self, card_template: str | None = None) -> str:
+        """What the agent is told: ``USER {user_id}: {task}``; review tasks add the product's details (the official
+        user module's product template when given, else the project's card)."""
         text = f"USER {self.user_id}: {self.record['task']}"
         if self.task_type == "review":
-            text += "\nHere is the product information: " + fn.product_card(self.target)
+            card = (fn.fill_product(card_template, self.target) if card_template is not None
+                    else fn.product_card(self.target))
+            text += "\nHere is the product information: " + card
         return text
 
     # ------------------------------------------------------------------------------------------- contract

@@ -55,9 +55,10 @@ class ProfileShopper(SimulatedUser):
     ``product`` (the target's product_info) and, for review tasks, ``review`` (the real review dict).
 
     Preferences come from the profile (price sensitivity in words, preferred brands, focus aspect); about the
-    product it stays vague, as the official prompt asks ("do not provide any specific product details", "use your
-    own words"): its kind of product and main category, and at most two single words from the target's title or
-    features, never a phrase.  It never names the target's store (a preferred brand equal to it is left out), never
+    product it stays vague, as the official prompt asks ("do not provide any specific product details", "do not
+    repeat the exact information in your profile or product"): only the target's main category, no word of its
+    title, features or review (a deterministic user cannot paraphrase them as the official LLM user does; giving
+    them verbatim made a search with its replies score 0.915 instead of 0.680).  It never names the target's store (a preferred brand equal to it is left out), never
     says a number (no price, budget or model number derived from the target), never gives an ASIN, and never
     confirms or denies a product the agent names: it only says whether the agent's wording fits what it described.
     """
@@ -126,18 +127,11 @@ class ProfileShopper(SimulatedUser):
             return f"It's something from {category.lower()}, for my everyday use."
         if topic == "feature":
             focus = str(profile.get("Focus Aspect", "quality")).lower()
-            hints = _hint_words(product, store)
-            if hints:
-                return f"I mostly care about {focus}; think {' and '.join(hints)}."
             return f"I mostly care about {focus}."
         review = task.get("review") or {}
-        rating = review.get("rating")
         tone = str(profile.get("Tone and Style", "")).lower()
-        hints = _hint_words({"title": review.get("title", ""), "features": [review.get("text", "")]}, store)
-        mood = _mood(rating)
-        extra = f" What stood out: {' and '.join(hints)}." if hints else ""
         style = f" Keep it {tone}." if tone else ""
-        return f"Overall I was {mood} with it.{extra}{style}"
+        return f"Overall I was {_mood(review.get('rating'))} with it.{style}"
 
 
 _PRICE_WORDS: dict[str, str] = {
@@ -146,27 +140,8 @@ _PRICE_WORDS: dict[str, str] = {
     "Low": "Quality and features matter more to me than the price.",
 }
 
-_STOP_HINTS = frozenset(["with", "from", "that", "this", "your", "their", "have", "will", "into", "about", "other", "more", "most", "very", "also", "only", "pack", "model", "inch", "size", "color", "colour", "black", "white", "piece", "pieces", "count"])
-
-
 def _same_name(a: str, b: str) -> bool:
     return _WORD.findall(a.lower()) == _WORD.findall(b.lower())
-
-
-def _hint_words(product: dict[str, Any], store: str) -> list[str]:
-    """Up to two single content words from the title and features (letters only, not the store's words)."""
-    store_words = _words(store)
-    seen: list[str] = []
-    sources = [str(product.get("title", ""))] + [str(f) for f in product.get("features") or []]
-    for text in sources:
-        for word in re.findall(r"[A-Za-z]{5,}", text):
-            lowered = word.lower()
-            if lowered in store_words or lowered in _STOP_HINTS or lowered in seen:
-                continue
-            seen.append(lowered)
-            if len(seen) == 2:
-                return seen
-    return seen
 
 
 def _mood(rating: Any) -> str:

@@ -12,6 +12,12 @@ from typing import Any
 import gymnasium as gym
 
 
+class PolicyGaveUp(RuntimeError):
+    """Raised by :meth:`Policy.act` when the policy cannot go on with the episode (for the LLM policy: its model
+    endpoint gave no valid reply).  The runner records the episode as an error, not a score; the message is one
+    line saying why."""
+
+
 class Policy:
     """Base policy: override :meth:`act`; :meth:`reset` and :meth:`attach` are optional hooks."""
 

@@ -27,8 +27,16 @@ Server capabilities (``tool_mode="auto"``, the default):
   When the observations are too short for the prompt size to tell (a one-line result), the policy asks the server
   once with a probe request (the same messages plus a filler, ``max_tokens=1``).
 
-Endpoint failures never raise from :meth:`LLMPolicy.act`: the policy returns an action the env rejects, with the
-error in :attr:`LLMPolicy.errors` and in the step's trace entry.  :meth:`LLMPolicy.episode_report` gives the run
+Prompt sizes follow the server's own count: each reply's ``usage.prompt_tokens`` divided by the policy's count of
+that request gives a scale (llama-cpp-python's function-calling template HTML-escapes the text, 1.4-1.8 times our
+count) that the next prompt's budget uses; a context overflow (HTTP 400) sets the scale from the server's count in
+the error, trims the prompt and is retried once, recorded in the step's trace entry.  A reply longer than
+``max_tokens`` is recorded as ``completion_over_limit``.
+
+An isolated endpoint failure does not raise from :meth:`LLMPolicy.act`: the policy returns an action the env rejects,
+with the error in :attr:`LLMPolicy.errors` and in the step's trace entry.  When the endpoint has not given one valid
+reply yet, or fails ``max_failures_in_a_row`` calls in a row, :meth:`LLMPolicy.act` raises :class:`LLMEpisodeFailed`
+(a :class:`~personal_envs.policies.base.PolicyGaveUp`): such an episode is an error, never a score.  :meth:`LLMPolicy.episode_report` gives the run
 record everything needed to judge the run: model, endpoint, sampling settings, token counts, errors and the trace.
 """
 
@@ -61,11 +69,11 @@ from personal_envs.llm.prompt import (
     ordered_fields,
     render_fields,
 )
-from personal_envs.policies.base import Policy
+from personal_envs.policies.base import Policy, PolicyGaveUp
 
 __all__ = [
     "DEFAULT_MAX_TOKENS", "DEFAULT_SYSTEM_PROMPT", "LLM_ERROR_ACTION", "NO_TOOL_CALL_ACTION", "OBSERVATION_FIELDS",
-    "LLMPolicy", "MemoryProvider", "extract_json_action", "extract_json_object", "make_llm_policy",
+    "LLMEpisodeFailed", "LLMPolicy", "MemoryProvider", "extract_json_action", "extract_json_object", "make_llm_policy",
     "render_observation", "screenshot_data_url", "truncate",
 ]
 
@@ -79,6 +87,10 @@ NO_TOOL_CALL_SWITCH = 2
 TEMPLATE_MARGIN_TOKENS = 96
 #: Shortest tool message whose absence the prompt-size comparison can tell from the template's own overhead.
 MIN_DETECTABLE_TOOL_TOKENS = 12
+#: Failed calls in a row after which an episode is given up as an error (:class:`LLMEpisodeFailed`).
+DEFAULT_MAX_FAILURES_IN_A_ROW = 3
+#: Safety factor on the server's prompt-token scale (the next turn's text may escape a little worse).
+SERVER_SCALE_MARGIN = 1.05
 #: Words appended to a tool message to ask the server whether its template keeps tool messages (see
 #: :meth:`LLMPolicy._probe_tool_messages`): enough tokens to stand out of any template's overhead.
 PROBE_FILLER_WORDS = 64
@@ -104,6 +116,11 @@ _TEXT_MODE_INSTRUCTIONS = (
 _TOOL_REFUSAL = re.compile(r"tool|function|jinja", re.IGNORECASE)
 _NAME_KEYS = ("action_type", "name", "function", "action")
 _TRACE_TEXT_CHARS = 500
+
+
+class LLMEpisodeFailed(PolicyGaveUp):
+    """The model endpoint gave no valid reply for this episode (none yet, or ``max_failures_in_a_row`` failures in a
+    row); the message says which and quotes the last error."""
 
 
 @runtime_checkable
@@ -147,7 +164,8 @@ class LLMPolicy(Policy):
         observation_role: ``"auto"``, ``"tool"`` (observations after a call are ``tool`` messages) or ``"user"``.
         use_tools: Former switch, kept for compatibility: ``False`` means ``tool_mode="text"``.
         context_tokens: The server's context window; prompts are fitted into ``context_tokens - max_tokens``.
-        field_budgets: Per-field *token* budgets overriding :data:`personal_envs.llm.prompt.DEFAULT_FIELD_TOKENS`.
+        field_budgets: Per-field *token* budgets overriding :data:`personal_envs.llm.prompt.DEFAULT_FIELD_TOKENS`
+            and the env's own (``env.unwrapped.llm_field_tokens``: PersonalWAB shows its function results whole).
         tokenizer: ``"auto"`` (the server's tokenizer when it has one, else the estimate), ``"server"`` or
             ``"estimate"`` (4 characters per token, no extra requests).
         request_extra: Further request fields sent with every call (``tool_choice``, ``response_format``,
@@ -155,6 +173,8 @@ class LLMPolicy(Policy):
             ``tool_choice`` is ``"auto"`` unless given here (``None`` leaves it out).
         include_screenshot: Also send the observation's ``screenshot`` (H x W x 3 uint8) as a PNG image part, for
             vision models; only the current turn carries the image.
+        max_failures_in_a_row: Failed calls in a row after which :meth:`act` raises :class:`LLMEpisodeFailed`
+            (before the endpoint's first valid reply, one failed call is enough).
 
     Raises:
         LLMError: when no endpoint is configured (so an eval fails at once instead of after every episode).
@@ -181,7 +201,10 @@ class LLMPolicy(Policy):
         tokenizer: str = "auto",
         request_extra: Mapping[str, Any] | None = None,
         include_screenshot: bool = False,
+        max_failures_in_a_row: int = DEFAULT_MAX_FAILURES_IN_A_ROW,
     ) -> None:
+        if max_failures_in_a_row < 1:
+            raise ValueError(f"max_failures_in_a_row must be at least 1, got {max_failures_in_a_row}")
         if max_history_turns < 0:
             raise ValueError(f"max_history_turns must be >= 0, got {max_history_turns}")
         if use_tools is False:
@@ -204,10 +227,25 @@ class LLMPolicy(Policy):
         self.tool_mode = tool_mode
         self.observation_role = observation_role
         self.context_tokens = int(context_tokens)
-        self.field_budgets = {**DEFAULT_FIELD_TOKENS, **(field_budgets or {})}
+        env_budgets = getattr(env.unwrapped, "llm_field_tokens", None) or {}
+        self.field_budgets = {**DEFAULT_FIELD_TOKENS, **env_budgets, **(field_budgets or {})}
         self.request_extra = dict(request_extra or {})
         self.include_screenshot = include_screenshot
+        self.max_failures_in_a_row = int(max_failures_in_a_row)
         self.counter = TokenCounter(self.client, tokenizer)
+        #: The model name as configured (``None``: the server's first listed model is asked for).
+        self.requested_model: str | None = self.client.model
+        #: Server prompt tokens per counted token, learnt from the last reply (``None`` before the first).
+        self.server_scale: float | None = None
+        #: Valid replies over the policy's life (0: the endpoint never answered, so one failure ends an episode).
+        self.answered = 0
+        self._failures_in_a_row = 0
+        self._gave_up = ""
+        self._served_model: str | None = None
+        self._reply_models: list[str] = []
+        #: When set (the runner sets it when resuming a results file), the first reply of an episode from another
+        #: model ends the episode with :class:`LLMEpisodeFailed` instead of mixing models in one file.
+        self.expected_model: str | None = None
         #: The protocol in use: ``"native"`` (tools) or ``"text"`` (JSON in the reply); may change under "auto".
         self.effective_tool_mode = "text" if tool_mode == "text" else "native"
         #: How observations after a call are sent: ``"tool"`` or ``"user"``; may change under "auto".
@@ -263,6 +301,10 @@ class LLMPolicy(Policy):
         self._episode += 1
         self._step = 0
         self._episode_errors = []
+        self._failures_in_a_row = 0
+        self._gave_up = ""
+        self._served_model = None
+        self._reply_models = []
         self.trace = []
         self.last_response = None
         self._tool_calls_seen = 0
@@ -298,8 +340,17 @@ class LLMPolicy(Policy):
             entry["error"] = str(exc)
             entry["error_kind"] = exc.kind
             turn.action_name = LLM_ERROR_ACTION
+            self._failures_in_a_row += 1
+            if not self.answered or self._failures_in_a_row >= self.max_failures_in_a_row:
+                why = ("the endpoint has not given a valid reply yet" if not self.answered else
+                       f"{self._failures_in_a_row} calls in a row failed")
+                self._gave_up = f"no valid model reply ({why}): {str(exc).splitlines()[0][:300]}"
+                raise LLMEpisodeFailed(self._gave_up) from None
             return {"action_type": LLM_ERROR_ACTION, "error": str(exc)[:500]}
         entry["step_s"] = round(time.monotonic() - started, 4)
+        self.answered += 1
+        self._failures_in_a_row = 0
+        self._note_model(response, entry)
         self.last_response = response
         action = self._action_from(response, turn, entry)
         turn.action_name = str(action.get("action_type", ""))
@@ -312,15 +363,22 @@ class LLMPolicy(Policy):
         Keys: ``model``, ``endpoint``, ``sampling`` (temperature, max_tokens, seed, extra request fields),
         ``tool_mode`` / ``observation_role`` (configured and in effect), ``tokenizer`` (``server`` or
         ``estimate``), ``calls``, ``ok_calls``, ``prompt_tokens``, ``completion_tokens``, ``retries``,
-        ``errors`` (messages), ``error_kinds``, ``switches`` and ``trace`` (one entry per call).
+        ``errors`` (messages), ``error_kinds``, ``gave_up`` (why :class:`LLMEpisodeFailed` was raised, else ''),
+        ``server_scale``, ``overflows`` and ``overflow_retries_ok``, ``completion_over_limit`` (replies longer
+        than ``max_tokens``), ``switches`` and ``trace`` (one entry per call).  ``model`` is the model the server
+        reports having answered with (:meth:`ChatClient.served_model`), ``requested_model`` the configured name
+        and ``reply_models`` the names the replies carried.
         """
         ok = [entry for entry in self.trace if "error" not in entry]
         kinds: dict[str, int] = {}
         for entry in self.trace:
             if "error_kind" in entry:
                 kinds[entry["error_kind"]] = kinds.get(entry["error_kind"], 0) + 1
+        overflows = [entry["overflow"] for entry in self.trace if "overflow" in entry]
         return {
-            "model": self.client.model,
+            "model": self._served_model or self.client.model,
+            "requested_model": self.requested_model,
+            "reply_models": sorted(set(self._reply_models)),
             "endpoint": self.client.base_url,
             "sampling": {"temperature": self.temperature, "max_tokens": self.max_tokens,
                          "seed": self.request_extra.get("seed", self.seed + max(self._episode, 0)),
@@ -337,6 +395,11 @@ class LLMPolicy(Policy):
             "retries": sum(int(e.get("retries") or 0) for e in ok),
             "errors": list(self._episode_errors),
             "error_kinds": kinds,
+            "gave_up": self._gave_up,
+            "server_scale": round(self.server_scale, 4) if self.server_scale else None,
+            "overflows": len(overflows),
+            "overflow_retries_ok": sum(1 for o in overflows if o.get("retry") == "ok"),
+            "completion_over_limit": sum(1 for e in self.trace if "completion_over_limit" in e),
             "switches": [s for s in self.switches if s.startswith(f"episode {self._episode} ")],
             "trace": list(self.trace),
         }
@@ -425,27 +488,33 @@ class LLMPolicy(Policy):
             total += self.counter.count(json.dumps(tools, ensure_ascii=False))
         return total
 
+    def _server_count(self, counted: int) -> int:
+        """Our count of a request converted to the server's, with the scale learnt from its last reply."""
+        if self.server_scale is None:
+            return counted
+        return int(counted * self.server_scale * SERVER_SCALE_MARGIN + 0.999)
+
     def _fit(self, entry: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]] | None]:
-        """Messages within the budget: leave out the oldest half of the history when needed, then shrink the
-        current observation's fields."""
+        """Messages within the budget, counted as the server counts them (see :attr:`server_scale`): leave out the
+        oldest half of the history when needed, then shrink the current observation's fields."""
         tools = self._native_tools()
         budget = self.context_tokens - (self.max_tokens or DEFAULT_MAX_TOKENS) - TEMPLATE_MARGIN_TOKENS
         history = len(self._turns) - 1 - self._first_kept
         if history > self.max_history_turns:
             self._leave_out(len(self._turns) - 1 - max(self.max_history_turns // 2, 0))
         messages = self.messages()
-        tokens = self._prompt_tokens(messages, tools)
+        tokens = self._server_count(self._prompt_tokens(messages, tools))
         while tokens > budget and self._first_kept < len(self._turns) - 1:
             history = len(self._turns) - 1 - self._first_kept
             self._leave_out(self._first_kept + max(1, (history + 1) // 2))
             messages = self.messages()
-            tokens = self._prompt_tokens(messages, tools)
+            tokens = self._server_count(self._prompt_tokens(messages, tools))
         scale = 1.0
         while tokens > budget and scale > 0.1:
             scale /= 2
             self._rerender_current(scale)
             messages = self.messages()
-            tokens = self._prompt_tokens(messages, tools)
+            tokens = self._server_count(self._prompt_tokens(messages, tools))
         entry["estimated_prompt_tokens"] = tokens
         if self._first_kept:
             entry["left_out_turns"] = self._first_kept
@@ -489,16 +558,44 @@ class LLMPolicy(Policy):
         entry["observation_role"] = self.effective_observation_role
         return self.client.chat(messages, tools=tools, **self._request_kwargs()), messages
 
+    def _send_fitting(self, entry: dict[str, Any]) -> tuple[ChatResponse, list[dict[str, Any]]]:
+        """:meth:`_send`; a context overflow sets the scale from the server's count, trims and is retried once."""
+        try:
+            return self._send(entry)
+        except LLMError as exc:
+            if exc.kind != "overflow" or "overflow" in entry:
+                raise
+            sent = self.messages()
+            counted = self._prompt_tokens(sent, self._native_tools())
+            before = self.server_scale
+            if exc.prompt_tokens:
+                self.server_scale = max(exc.prompt_tokens / max(1, counted), self.server_scale or 0.0)
+            else:
+                self.server_scale = 1.5 * (self.server_scale or 1.0)
+            if exc.context_tokens and exc.context_tokens < self.context_tokens:
+                self.context_tokens = max(512, exc.context_tokens)
+            overflow: dict[str, Any] = {"server_prompt_tokens": exc.prompt_tokens, "counted": counted,
+                                        "scale_before": before, "scale_after": round(self.server_scale, 4),
+                                        "context_tokens": self.context_tokens, "error": str(exc)[:300]}
+            entry["overflow"] = overflow
+            try:
+                result = self._send(entry)
+            except LLMError:
+                overflow["retry"] = "failed"
+                raise
+            overflow["retry"] = "ok"
+            return result
+
     def _request(self, entry: dict[str, Any]) -> ChatResponse:
         try:
-            response, messages = self._send(entry)
+            response, messages = self._send_fitting(entry)
         except LLMError as exc:
             refused = exc.status in (400, 422, 500, 501) and _TOOL_REFUSAL.search(str(exc))
             if not (self.tool_mode == "auto" and self.effective_tool_mode == "native" and refused):
                 raise
             self._switch(entry, "tool_mode", "text", f"the endpoint refused tools: {str(exc)[:200]}")
             self.effective_tool_mode = "text"
-            response, messages = self._send(entry)
+            response, messages = self._send_fitting(entry)
         dropped = self._observation_dropped(response, messages)
         if dropped is None and not self._role_probed:
             dropped = self._probe_tool_messages(response, messages, entry)
@@ -506,12 +603,16 @@ class LLMPolicy(Policy):
             self._switch(entry, "observation_role", "user", "the server's prompt size shows its chat template "
                          "dropped the tool message carrying the observation")
             self.effective_observation_role = "user"
-            response, messages = self._send(entry)
+            response, messages = self._send_fitting(entry)
         usage = response.usage
         entry.update({"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
                       "latency_s": response.latency_s, "retries": response.retries,
                       "finish_reason": response.finish_reason})
+        completion = usage.get("completion_tokens")
+        if self.max_tokens is not None and isinstance(completion, int) and completion > self.max_tokens:
+            entry["completion_over_limit"] = completion  # the server ignored max_tokens (bound it server-side)
         self._calibrate(response, messages)
+        self._learn_scale(response, messages)
         prompt = usage.get("prompt_tokens")
         if isinstance(prompt, int):
             self._last_sent = (prompt, self._prompt_tokens(messages, self._native_tools()), self._first_kept)
@@ -524,6 +625,31 @@ class LLMPolicy(Policy):
         note = f"episode {self._episode} step {self._step}: {what} -> {value}: {why}"
         self.switches.append(note)
         entry.setdefault("switches", []).append(f"{what} -> {value}: {why}")
+
+    def _learn_scale(self, response: ChatResponse, messages: list[dict[str, Any]]) -> None:
+        """Set :attr:`server_scale` from the server's own count of this request (its ``usage.prompt_tokens``).
+
+        A reply with several tool calls is skipped: llama-cpp-python's function-calling format sums the prompt
+        once per call."""
+        prompt = response.usage.get("prompt_tokens")
+        if not isinstance(prompt, int) or isinstance(prompt, bool) or prompt <= 0 or len(response.tool_calls) > 1:
+            return
+        counted = self._prompt_tokens(messages, self._native_tools())
+        if counted > 0:
+            self.server_scale = prompt / counted
+
+    def _note_model(self, response: ChatResponse, entry: dict[str, Any]) -> None:
+        """Record which model answered: the reply's name, and once per episode the server's own report."""
+        if response.model:
+            self._reply_models.append(response.model)
+        if self._served_model is None or (response.model and response.model not in (
+                self._served_model, self.client.model)):
+            self._served_model = self.client.served_model(response.model)
+            entry["served_model"] = self._served_model
+        if self.expected_model and self._served_model != self.expected_model:
+            self._gave_up = (f"the endpoint answers with model {self._served_model!r}, not {self.expected_model!r} "
+                             "whose episodes are in the results file")
+            raise LLMEpisodeFailed(self._gave_up)
 
     def _calibrate(self, response: ChatResponse, messages: list[dict[str, Any]]) -> None:
         """Learn the server's prompt tokens per counted token from a request without tool messages."""
@@ -749,10 +875,17 @@ def _json_objects(text: str) -> Iterator[tuple[dict[str, Any], list[str]]]:
 
 def make_llm_policy(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> LLMPolicy:
     """Factory for ``--policy llm``: client settings (``base_url``, ``model``, ``api_key``, ``timeout``,
-    ``max_retries``, ``backoff_s``, ``max_timeout_retries``) build the client, the rest goes to
-    :class:`LLMPolicy`."""
-    client_keys = ("base_url", "model", "api_key", "timeout", "max_retries", "backoff_s", "max_timeout_retries")
+    ``connect_timeout``, ``max_retries``, ``backoff_s``, ``max_timeout_retries``) build the client, the rest goes
+    to :class:`LLMPolicy`.  ``memory`` may be the arguments of a history memory baseline as a JSON object
+    (``{"kind": "last", "k": 5}``: :class:`personal_envs.personalwab.memory.HistoryMemory`, over the ``logs``
+    field), so it can be given on the command line and recorded in the run's configuration."""
+    client_keys = ("base_url", "model", "api_key", "timeout", "connect_timeout", "max_retries", "backoff_s",
+                   "max_timeout_retries")
     client_kwargs = {key: kwargs.pop(key) for key in client_keys if key in kwargs}
+    if isinstance(kwargs.get("memory"), Mapping):
+        from personal_envs.personalwab.memory import HistoryMemory
+
+        kwargs["memory"] = HistoryMemory(**kwargs["memory"])
     client = kwargs.pop("client", None) or ChatClient(**client_kwargs)
     return LLMPolicy(env, client=client, seed=seed, **kwargs)
 

@@ -7,6 +7,7 @@ import sys
 import time
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.trajectories.recorder import recorder_for
 
 
@@ -26,19 +27,22 @@ def view_command(args: argparse.Namespace) -> int:
     from personal_envs.trajectories.store import load_runs
     from personal_envs.trajectories.viewer import ViewerSite, serve
 
-    try:
-        runs = load_runs(args.runs)
-    except FileNotFoundError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    runs = load_runs(args.runs)
     if not runs:
-        print("error: the results files hold no episodes", file=sys.stderr)
-        return 2
+        raise InputError(f"{', '.join(str(p) for p in args.runs)}: no valid episode records to show")
     if args.export is not None:
-        target = ViewerSite(runs).export(args.export)
+        try:
+            target = ViewerSite(runs).export(args.export)
+        except OSError as exc:
+            raise InputError(f"cannot write the export to {args.export}: {exc.strerror or type(exc).__name__}") \
+                from None
         print(f"exported {sum(len(r.records) for r in runs)} episodes to {target / 'index.html'}")
         return 0
-    server = serve(runs, host=args.host, port=args.port)
+    try:
+        server = serve(runs, host=args.host, port=args.port)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {args.host}:{args.port} ({exc.strerror or type(exc).__name__}); pick "
+                         "another --port (0: any free port)") from None
     print(f"viewer on {server.origin}/ (Ctrl-C to stop)", flush=True)
     try:
         while server.running:
@@ -56,13 +60,14 @@ def plot_command(args: argparse.Namespace) -> int:
     from personal_envs.trajectories.store import load_runs
 
     if not args.runs and not args.curves:
-        print("error: give results files, --curves CSV files, or both", file=sys.stderr)
-        return 2
+        raise InputError("give results files, --curves CSV files, or both")
     try:
         files = plot_runs(load_runs(args.runs), args.out, args.format) if args.runs else []
         if args.curves:
             files.append(plot_learning_curve(args.curves, args.out / f"learning_curves.{args.format}"))
-    except (FileNotFoundError, RuntimeError) as exc:
+    except InputError:
+        raise
+    except RuntimeError as exc:  # matplotlib missing, nothing to draw
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for file in files:

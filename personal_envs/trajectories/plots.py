@@ -9,6 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import read_text, validate
+from personal_envs.trajectories import schema
 from personal_envs.trajectories.store import Run, category_of, split_of, success_of
 
 #: The per-episode metrics each benchmark's paper reports (by env id prefix); ``score`` for anything else.
@@ -146,16 +149,36 @@ def plot_runs(runs: Sequence[Run], out: str | os.PathLike[str], fmt: str = "png"
     return written
 
 
+def read_curve(file: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The rows of a learning-curve CSV that are not blank, each checked against
+    :class:`~personal_envs.trajectories.schema.CurveRow`."""
+    import csv
+    import io
+
+    text = read_text(file, "learning-curve CSV")
+    try:
+        rows = [row for row in csv.DictReader(io.StringIO(text, newline="")) if any(row.values())]
+    except csv.Error as exc:
+        raise InputError(f"{file}: not a readable CSV file ({exc})") from None
+    for number, row in enumerate(rows, start=2):  # an empty cell counts as missing
+        validate(schema.CurveRow, {k: v for k, v in row.items() if v not in ("", None)}, f"{file} line {number}")
+    if not rows:
+        raise InputError(f"{file}: no rows; a learning curve has the columns timesteps and mean_reward")
+    return rows
+
+
 def plot_learning_curve(csv_files: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str],
                         x: str = "timesteps", y: str = "mean_reward") -> Path:
-    """Learning curves from CSV logs (``examples/train_ppo.py --log-dir``): ``y`` against ``x``, one line per file."""
-    import csv
+    """Learning curves from CSV logs (``examples/train_ppo.py --log-dir``): ``y`` against ``x``, one line per file.
 
+    Raises:
+        InputError: a file is unreadable, or a row breaks :class:`~personal_envs.trajectories.schema.CurveRow`
+            (file, line and column named), or a file has no rows.
+    """
+    curves = {file: read_curve(file) for file in csv_files}
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(6.5, 3.8))
-    for file in csv_files:
-        with open(file, encoding="utf-8") as handle:
-            rows = [row for row in csv.DictReader(handle) if row.get(x) and row.get(y)]
+    for file, rows in curves.items():
         axis.plot([float(r[x]) for r in rows], [float(r[y]) for r in rows], marker=".", label=Path(file).parent.name)
         if rows and rows[0].get("random_reward"):
             axis.axhline(float(rows[0]["random_reward"]), linestyle=":", linewidth=1,

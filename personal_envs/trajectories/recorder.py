@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 #: Name of the per-episode file.
 TRAJECTORY_FILE = "trajectory.json"
+#: Name of a run's size report in its trajectories folder (episodes, images, bytes).
+SIZE_FILE = "size.json"
 #: Name of the per-episode summary (what the episode list shows without reading the whole trajectory).
 SUMMARY_FILE = "summary.json"
 #: Observation fields that hold the task statement, in order of preference (the episode page's goal).
@@ -133,7 +135,7 @@ class TrajectoryRecorder:
         """Compute :meth:`size_report` and store it as ``size.json`` in the directory."""
         report = self.size_report()
         if self.directory.is_dir():
-            write_json_atomic(self.directory / "size.json", report, indent=1)
+            write_json_atomic(self.directory / SIZE_FILE, report, indent=1)
         return report
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from personal_envs.core.recorder import read_jsonl
+from personal_envs.core.errors import InputError, MissingDataError
+from personal_envs.core.schema import read_json, validate
+from personal_envs.run_records import Warn, print_warning, read_records
+from personal_envs.trajectories import schema
 from personal_envs.trajectories.recorder import (
+    SIZE_FILE,
     SUMMARY_FILE,
     TRAJECTORY_FILE,
     episode_dirname,
@@ -56,18 +59,40 @@ class Run:
         """True if episode ``episode`` has a written trajectory."""
         return (self.episode_dir(episode) / TRAJECTORY_FILE).is_file()
 
-    def summary(self, episode: int) -> dict[str, Any]:
-        """The small ``summary.json`` of an episode's trajectory (steps, action errors, user turns), or ``{}``."""
+    def summary(self, episode: int, warn: Warn | None = print_warning) -> dict[str, Any]:
+        """The small ``summary.json`` of an episode's trajectory (steps, action errors, user turns), or ``{}`` when
+        it has none, or when it is unreadable or breaks :class:`~personal_envs.trajectories.schema.SummaryFile`
+        (then reported through ``warn``)."""
         path = self.episode_dir(episode) / SUMMARY_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        if not path.is_file():
             return {}
-        return data if isinstance(data, dict) else {}
+        try:
+            data = read_json(path, "episode summary")
+            validate(schema.SummaryFile, data, str(path))
+        except InputError as exc:
+            if warn is not None:
+                warn(f"{exc}; the episode list shows no summary for episode {episode}")
+            return {}
+        return dict(data)
+
+    def size(self, warn: Warn | None = print_warning) -> dict[str, Any] | None:
+        """The run's ``size.json`` (episodes, images, bytes), or ``None`` when it has none, or when it is unreadable
+        or breaks :class:`~personal_envs.trajectories.schema.SizeFile` (then reported through ``warn``)."""
+        path = self.trajectory_dir / SIZE_FILE
+        if not path.is_file():
+            return None
+        try:
+            data = read_json(path, "size report")
+            validate(schema.SizeFile, data, str(path))
+        except InputError as exc:
+            if warn is not None:
+                warn(f"{exc}; the run page shows no size for this run")
+            return None
+        return dict(data)
 
     def record(self, episode: int) -> dict[str, Any] | None:
         """The record of episode ``episode``."""
-        return next((r for r in self.records if int(r.get("episode", -1)) == episode), None)
+        return next((r for r in self.records if r["episode"] == episode), None)
 
 
 def category_of(record: dict[str, Any]) -> str:
@@ -99,10 +124,14 @@ def _first(record: dict[str, Any], keys: Sequence[str]) -> str:
     return ""
 
 
-def load_runs(paths: Sequence[str | os.PathLike[str]]) -> list[Run]:
+def load_runs(paths: Sequence[str | os.PathLike[str]], warn: Warn | None = print_warning) -> list[Run]:
     """Every (env id, policy) run in the given results files, latest record per episode, in file order.
 
-    A path may also be a ``*.trajectories`` directory (its results file beside it is used).
+    A path may also be a ``*.trajectories`` directory (its results file beside it is used).  Lines that are not
+    valid records are skipped and reported through ``warn`` (:func:`personal_envs.run_records.read_records`).
+
+    Raises:
+        MissingDataError: a results file does not exist.
     """
     runs: list[Run] = []
     for raw in paths:
@@ -110,23 +139,25 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> list[Run]:
         if path.is_dir() and path.name.endswith(".trajectories"):
             path = path.with_name(path.name[: -len(".trajectories")] + ".jsonl")
         if not path.is_file():
-            raise FileNotFoundError(f"no results file at {path}")
+            raise MissingDataError(f"no results file at {path}")
         groups: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
-        for record in read_jsonl(path):
-            if "env_id" not in record or "episode" not in record:
-                continue
-            groups.setdefault((str(record["env_id"]), str(record.get("policy", ""))), {})[
-                int(record["episode"])] = record
+        for record in read_records(path, warn=warn):
+            groups.setdefault((record["env_id"], record.get("policy", "")), {})[record["episode"]] = record
         for (env_id, policy), by_episode in groups.items():
             runs.append(Run(path, env_id, policy, [by_episode[i] for i in sorted(by_episode)]))
     return runs
 
 
 def load_trajectory(run: Run, episode: int) -> dict[str, Any] | None:
-    """The parsed ``trajectory.json`` of an episode, or ``None`` if it has none."""
+    """The parsed ``trajectory.json`` of an episode, or ``None`` if it has none.
+
+    Raises:
+        InputError: the file is unreadable, not JSON, or breaks
+            :class:`~personal_envs.trajectories.schema.TrajectoryFile` (file and field named).
+    """
     path = run.episode_dir(episode) / TRAJECTORY_FILE
     if not path.is_file():
         return None
-    with path.open(encoding="utf-8") as handle:
-        data = json.load(handle)
-    return data if isinstance(data, dict) else None
+    data = read_json(path, "trajectory")
+    validate(schema.TrajectoryFile, data, str(path))
+    return dict(data)

@@ -29,8 +29,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from personal_envs.core.errors import InputError
 from personal_envs.core.http import LoopbackServer, send_body
 from personal_envs.core.http_guard import host_allowed
+from personal_envs.run_records import Warn, print_warning
 from personal_envs.trajectories.recorder import episode_dirname
 from personal_envs.trajectories.store import (
     Run,
@@ -95,13 +97,9 @@ def _number(value: Any) -> float:
     return number if math.isfinite(number) else 0.0
 
 
-def _size_note(size_file: Path) -> str:
-    """The ``size.json`` line of a run (empty when the file is missing or unreadable)."""
-    try:
-        info = json.loads(size_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
-    if not isinstance(info, dict):
+def _size_note(info: dict[str, Any] | None) -> str:
+    """The ``size.json`` line of a run (empty when the run has no valid one: :meth:`Run.size` warned then)."""
+    if info is None:
         return ""
     return (f"<div class='kbd'>trajectories: {_text(info.get('episodes'))} episodes, "
             f"{_number(info.get('bytes', 0)) / 1e6:.2f} MB "
@@ -123,10 +121,13 @@ class EpisodeRow:
 class ViewerSite:
     """Every page of the viewer for ``runs`` (see the module docstring for the URLs)."""
 
-    def __init__(self, runs: Sequence[Run]) -> None:
+    def __init__(self, runs: Sequence[Run], warn: Warn = print_warning) -> None:
         if not runs:
-            raise ValueError("no runs to show")
+            raise InputError("no runs to show")
         self.runs = list(runs)
+        #: Where problems with the trajectory files go (default: ``warning: ...`` on stderr).
+        self.warn = warn
+        self._reported: set[tuple[int, int]] = set()
 
     # ----------------------------------------------------------------------------------------------- pages
     def rows(self) -> list[EpisodeRow]:
@@ -155,7 +156,7 @@ class ViewerSite:
                 table = report(run.env_id, run.records)
             except Exception as exc:  # a report that cannot be built must not hide the episodes
                 table = f"(no table: {type(exc).__name__}: {exc})"
-            size = _size_note(run.trajectory_dir / "size.json")
+            size = _size_note(run.size())
             parts.append(f"<h2 id='run{i}'>r{i}: {html.escape(run.env_id)} / {html.escape(run.policy)} "
                          f"<span class='kbd'>{html.escape(str(run.results))}</span></h2>"
                          f"<pre class='paper-table'>{html.escape(table)}</pre>{size}")
@@ -215,7 +216,10 @@ class ViewerSite:
     def episode_html(self, run_index: int, episode: int, *, inline_images: bool = False) -> str | None:
         """One episode's page (``None`` if it has no trajectory)."""
         run = self.runs[run_index]
-        trajectory = load_trajectory(run, episode)
+        try:
+            trajectory = load_trajectory(run, episode)
+        except InputError as exc:
+            return self._unreadable_page(run_index, episode, exc, root=None if inline_images else "../../")
         if trajectory is None:
             return None
         if inline_images:
@@ -231,7 +235,10 @@ class ViewerSite:
         titles: list[str] = []
         for run_index, episode in (left, right):
             run = self.runs[run_index]
-            trajectory = load_trajectory(run, episode)
+            try:
+                trajectory = load_trajectory(run, episode)
+            except InputError as exc:
+                return self._unreadable_page(run_index, episode, exc, root="../../")
             if trajectory is None:
                 return None
             titles.append(str(trajectory.get("task_id")))
@@ -239,6 +246,17 @@ class ViewerSite:
                           "title": f"r{run_index}: {run.policy} / episode {episode}"})
         title = f"{self.runs[left[0]].env_id}: {titles[0]} side by side"
         return _page(title, "<div id='views' class='views'></div>", {"views": views}, root="../../")
+
+    def _unreadable_page(self, run_index: int, episode: int, problem: InputError, *, root: str | None) -> str:
+        """The page of an episode whose trajectory cannot be read: what is wrong, reported once as a warning too."""
+        key = (run_index, episode)
+        if key not in self._reported:
+            self._reported.add(key)
+            self.warn(f"{problem}; its episode page says so")
+        run = self.runs[run_index]
+        body = (f"<p class='bad'>The trajectory of r{run_index} episode {episode} cannot be shown: "
+                f"{html.escape(str(problem))}</p><p>The episode's record in the results file is not affected.</p>")
+        return _page(f"{run.env_id} episode {episode}", body, root=root)
 
     # ---------------------------------------------------------------------------------------------- routing
     def resolve(self, path: str) -> tuple[bytes, str] | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import html
+import io
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from personal_envs.webmall import wp_search
+from personal_envs.core.errors import InputError, reraise_as
+from personal_envs.core.schema import decode_utf8, read_bytes, validate
+from personal_envs.webmall import schema, wp_search
 from personal_envs.webmall.slugs import unique_slugs, wordpress_slug
 
 #: Shop names in the order of the official placeholders {{URL_1}}..{{URL_4}}.
@@ -38,8 +41,8 @@ _ANY_TAG = re.compile(r"<[^>]*>")
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-class CatalogError(RuntimeError):
-    """The catalog files are missing or malformed; the message says what to do."""
+class CatalogError(InputError, RuntimeError):
+    """The catalog files are missing or malformed; the message names the file and says what to do."""
 
 
 def html_to_text(fragment: str) -> str:
@@ -264,10 +267,23 @@ def find_product_csvs(data_dir: Path) -> list[Path] | None:
 
 
 def read_csv_rows(path: Path) -> list[dict[str, str]]:
-    """Rows of a WooCommerce export as dicts (UTF-8, with or without BOM)."""
+    """Rows of a WooCommerce export as dicts (UTF-8, with or without BOM), each checked against
+    :class:`~personal_envs.webmall.schema.CsvRow`.
+
+    Raises:
+        CatalogError: the file is unreadable, not UTF-8, not CSV, or a row breaks the schema (file, line and column
+            named).
+    """
     csv.field_size_limit(1 << 30)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        return list(csv.DictReader(handle))
+    with reraise_as(CatalogError):
+        text = decode_utf8(read_bytes(path, "product CSV"), str(path))
+        try:
+            rows = [schema.row_fields(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
+        except csv.Error as exc:
+            raise CatalogError(f"{path}: not a readable CSV file ({exc})") from None
+        for number, row in enumerate(rows, start=2):
+            validate(schema.CsvRow, row, f"{path} line {number}")
+    return rows
 
 
 @lru_cache(maxsize=4)

@@ -31,8 +31,10 @@ from personal_envs.browser.session import AXTREE_BACKENDS, AXTREE_FORMATS, AxTre
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
+from personal_envs.core.errors import InputError, MissingDataError
 from personal_envs.core.spaces import UnicodeText
 from personal_envs.core.task import Evaluation
+from personal_envs.textmode.session import TextSession
 from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catalog
 from personal_envs.webmall.generator import generate_tasks
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
@@ -40,11 +42,14 @@ from personal_envs.webmall.server import ShopCluster
 from personal_envs.webmall.solution_page import is_solution_url, load_solution_texts, read_submission
 from personal_envs.webmall.splits import SPLITS, TRAIN_SEED, train_tasks
 from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_official_tasks, select_tasks
+from personal_envs.webmall.text_scripts import ShopScript, SolutionScript, submitted_text
 from personal_envs.webmall.world import WebMallWorld
 
 OBSERVATION_MODES: tuple[str, ...] = ("axtree", "screenshot", "axtree+screenshot", "axtree+memory")
 #: ``scoring`` values: the official evaluator's rules (default) or the project's stricter ones.
 SCORINGS: tuple[str, ...] = ("official", "strict")
+#: ``render`` values: Chromium shows the pages, or the text mode computes the observation without a browser.
+RENDERS: tuple[str, ...] = ("browser", "text")
 MAX_AXTREE_CHARS = 1 << 20
 MAX_MEMORY_CHARS = 20_000
 MAX_INSTRUCTION_CHARS = 20_000
@@ -103,7 +108,9 @@ def resolve_data_dir(data_dir: str | Path | None) -> Path | None:
             return None
         path = Path(data_dir).expanduser()
         if not path.is_dir():
-            raise FileNotFoundError(f"WebMall data_dir {path} does not exist; run 'personal-envs data fetch webmall'")
+            what = "is not a folder" if path.exists() else "does not exist"
+            raise MissingDataError(f"WebMall data_dir {path} {what}; run 'personal-envs data fetch webmall' (or pass "
+                                   f"data_dir='{SHIPPED}' for the catalog the project ships)")
         return path
     cached = data_home() / "webmall"
     if find_task_file(cached) is not None and find_product_csvs(cached) is not None:
@@ -156,6 +163,11 @@ class WebMallEnv(PersonalEnv):
             the page sent are answered and handled, at most 0.5 s (the same page as BrowserGym's whenever the
             page's script finishes within 0.5 s, without the fixed cost on every step); a number: sleep that many
             seconds after every action, as BrowserGym does.
+        render: ``"browser"`` (default): Chromium shows the pages.  ``"text"``: no browser; the shops answer
+            in-process and the observation is computed from the pages the shops render
+            (:mod:`personal_envs.textmode`): the same BrowserGym AX-tree text apart from layout-dependent tags
+            (README, "Text mode"), at RL speed.  Embedded shops only, ``axtree_format="browsergym"``, no screenshot
+            (the observation space has no ``screenshot`` key, and the screenshot modes are refused).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
@@ -180,14 +192,25 @@ class WebMallEnv(PersonalEnv):
         host: BrowserHost | None = None,
         scoring: str = "official",
         pre_observation_delay: float | None = None,
+        render: str = "browser",
         split: str = "test",
     ) -> None:
+        if render not in RENDERS:
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
+        if render == "text":
+            if "screenshot" in observation_mode:
+                raise InputError("render='text' has no screenshots: use observation_mode 'axtree' or 'axtree+memory'")
+            if shop_urls is not None:
+                raise InputError("render='text' runs the embedded shops only (no shop_urls)")
+            if axtree_format != "browsergym":
+                raise InputError("render='text' writes BrowserGym's AX-tree text only (axtree_format='browsergym')")
+        self.render_backend = render
         if scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+            raise InputError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
         if observation_mode not in OBSERVATION_MODES:
-            raise ValueError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
+            raise InputError(f"observation_mode must be one of {OBSERVATION_MODES}, got {observation_mode!r}")
         if tasks not in ("auto", "official", "generated"):
-            raise ValueError(f"tasks must be 'auto', 'official' or 'generated', got {tasks!r}")
+            raise InputError(f"tasks must be 'auto', 'official' or 'generated', got {tasks!r}")
         self.observation_mode = observation_mode
         self.use_axtree = "axtree" in observation_mode
         self.use_screenshot = "screenshot" in observation_mode
@@ -199,10 +222,10 @@ class WebMallEnv(PersonalEnv):
 
         official_dir = resolve_data_dir(data_dir)
         if tasks == "official" and official_dir is None:
-            raise FileNotFoundError("tasks='official' needs the official data: pass data_dir= or run "
+            raise MissingDataError("tasks='official' needs the official data: pass data_dir= or run "
                                     "'personal-envs data fetch webmall'")
         if shop_urls is not None and official_dir is None and tasks == "auto":
-            raise ValueError("shop_urls needs the official task data (generated tasks' answers do not exist on the "
+            raise InputError("shop_urls needs the official task data (generated tasks' answers do not exist on the "
                              "original shops): pass data_dir= or run 'personal-envs data fetch webmall' "
                              "(tasks='generated' for shops that serve the shipped catalog)")
         self.catalog: Catalog = load_catalog(official_dir)
@@ -213,7 +236,7 @@ class WebMallEnv(PersonalEnv):
             all_tasks = generate_tasks(self.catalog, num_generated, seed=generator_seed)
             self.data_quirks, self.unresolved_references = [], []
         if split not in SPLITS:
-            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+            raise InputError(f"split must be one of {SPLITS}, got {split!r}")
         if split == "train":  # generated tasks sharing no product, text or buyer with the test set (webmall/splits.py)
             all_tasks = train_tasks(self.catalog, all_tasks, num_generated, seed=TRAIN_SEED + generator_seed)
         self.split = split
@@ -223,13 +246,13 @@ class WebMallEnv(PersonalEnv):
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.navigation_timeout_s = navigation_timeout_s
         if axtree_backend is not None and axtree_backend not in AXTREE_BACKENDS:
-            raise ValueError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
+            raise InputError(f"axtree_backend must be 'auto', 'cdp' or 'dom', got {axtree_backend!r}")
         self.axtree_backend: AxTreeBackend = axtree_backend or ("auto" if shop_urls else "dom")
         if axtree_format not in AXTREE_FORMATS:
-            raise ValueError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
+            raise InputError(f"axtree_format must be 'browsergym' or 'compact', got {axtree_format!r}")
         self.axtree_format: AxTreeFormat = axtree_format
         if pre_observation_delay is not None and not 0 <= float(pre_observation_delay) <= 10:
-            raise ValueError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
+            raise InputError(f"pre_observation_delay must be None or 0..10 seconds, got {pre_observation_delay!r}")
         self.pre_observation_delay = None if pre_observation_delay is None else float(pre_observation_delay)
         self._host = host
 
@@ -254,7 +277,7 @@ class WebMallEnv(PersonalEnv):
         self.solution_texts = load_solution_texts(
             official_dir, data_home() / "webmall-docker" if data_dir is None else None)
         self.cluster = ShopCluster(self.catalog, shop_origins=shop_urls, solution_texts=self.solution_texts,
-                                   solution_origin=frontend)
+                                   solution_origin=frontend, serve=render != "text")
         self.world = WebMallWorld(self.cluster, scoring=scoring)
         self.scoring = scoring
         self._last_official_score = 0.0
@@ -271,7 +294,7 @@ class WebMallEnv(PersonalEnv):
         return len(self.tasks)
 
     @property
-    def session(self) -> BrowserSession | None:
+    def session(self) -> BrowserSession | TextSession | None:
         """The episode's browser session (``None`` before the first reset)."""
         return self.world.session
 
@@ -286,8 +309,15 @@ class WebMallEnv(PersonalEnv):
         """Parse a JSON action or a BrowserGym action string (``fill('12', 'text')``; parsed, never run)."""
         return decode_browser_action(action, self._spec_by_name)
 
-    def _ensure_session(self) -> BrowserSession:
+    def _ensure_session(self) -> BrowserSession | TextSession:
         session = self.world.session
+        if self.render_backend == "text":
+            if session is None or session.closed:
+                allowed = [*self.cluster.shop_origins, self.cluster.solution_origin]
+                session = self.world.session = TextSession(
+                    self.cluster.sites(), viewport=self.viewport, allowed_origins=allowed,
+                    scripts=[ShopScript(self.cluster.shop_origins), SolutionScript(self.cluster.solution_origin)])
+            return session
         if session is None or session.closed:
             allowed = [*self.cluster.shop_origins, self.cluster.solution_origin]
             session = self.world.session = BrowserSession(
@@ -354,7 +384,10 @@ class WebMallEnv(PersonalEnv):
         if session is None or session.closed or not is_solution_url(page_url, self.cluster.solution_origin):
             return
         try:
-            text = str(session.call(read_submission, timeout=10.0))
+            if isinstance(session, TextSession):
+                text = submitted_text(session.page)
+            else:
+                text = str(session.call(read_submission, timeout=10.0))
         except Exception:  # noqa: BLE001 - an unreadable page shows no submission
             return
         if text:
@@ -375,6 +408,8 @@ class WebMallEnv(PersonalEnv):
         def html() -> str:
             if session is None or session.closed or not episode.needs_html(page_url):
                 return ""
+            if isinstance(session, TextSession):
+                return session.page.html() if session.page is not None else ""
             try:
                 return str(session.call(lambda page: page.content(), timeout=10.0))
             except Exception:  # noqa: BLE001 - an unreadable page shows no confirmation
@@ -483,10 +518,10 @@ def _deployment_origins(shop_urls: str) -> tuple[list[str], str | None]:
     origin of its solution page (the official frontend) when it runs."""
     kind, _, name = shop_urls.partition(":")
     if kind != "docker":
-        raise ValueError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
+        raise InputError(f"shop_urls must be a list of four origins or 'docker[:<deployment>]', got {shop_urls!r}")
     from personal_envs.backends.deployment import running_container_origin, running_origins
 
     origins = running_origins(name or "webmall")
     if len(origins) != 4:
-        raise ValueError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
+        raise InputError(f"the {name or 'webmall'} deployment has {len(origins)} shops running, WebMall needs 4")
     return origins, running_container_origin(name or "webmall", "WebMall_frontend")

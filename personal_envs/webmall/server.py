@@ -315,6 +315,11 @@ class _Server:
         self._server.close(timeout=5)
 
 
+#: Origins of the four shops and the solution page in the text mode (names only: nothing listens on them).
+TEXT_ORIGINS: tuple[str, ...] = (*(f"http://shop{i}.webmall.localhost" for i in range(1, 5)),
+                                 "http://solution.webmall.localhost")
+
+
 class ShopCluster:
     """The four embedded shops and the solution page of one env, each on its own loopback port.
 
@@ -326,15 +331,30 @@ class ShopCluster:
         solution_texts: The solution page's words (the official page's when the data holds it).
         solution_origin: Origin of an external solution page (the official deployment's frontend); when given, no
             solution page is served here.
+        serve: Listen on loopback (the browser mode).  ``False`` (the text mode): no socket and no thread; the
+            shops and the solution page answer in-process through :meth:`sites` under the names
+            :data:`TEXT_ORIGINS` gives them.
     """
 
     def __init__(self, catalog: Catalog, host: str = "127.0.0.1", shop_origins: Sequence[str] | None = None,
-                 solution_texts: SolutionTexts = PROJECT_TEXTS, solution_origin: str | None = None) -> None:
+                 solution_texts: SolutionTexts = PROJECT_TEXTS, solution_origin: str | None = None,
+                 serve: bool = True) -> None:
         self.catalog = catalog
         self.external = shop_origins is not None
         self.states = [ShopState(i) for i in range(1, 5)]
         self._servers: list[_Server] = []
         self.apps: list[ShopApp] = []
+        self.solution_app: SolutionApp | None = None
+        if not serve:
+            if shop_origins is not None or solution_origin is not None:
+                raise ValueError("the text mode serves the embedded shops only (no shop_urls)")
+            for shop, state in zip(catalog.shops, self.states, strict=True):
+                self.apps.append(ShopApp(shop, state, f"shop{shop.index}"))
+            self.shop_origins = list(TEXT_ORIGINS[:4])
+            self.solution_app = SolutionApp(solution_texts)
+            self.solution_origin = TEXT_ORIGINS[4]
+            self._all_servers = []
+            return
         try:
             if shop_origins is None:
                 for shop, state in zip(catalog.shops, self.states, strict=True):
@@ -350,7 +370,7 @@ class ShopCluster:
                     raise ValueError(f"shop_urls needs the four shop origins, got {len(shop_origins)}")
                 self.shop_origins = [origin.rstrip("/") for origin in shop_origins]
             if solution_origin is None:
-                solution_app = SolutionApp(solution_texts)
+                solution_app = self.solution_app = SolutionApp(solution_texts)
                 solution = _Server(host, lambda: solution_app, "solution")
                 self._servers.append(solution)
                 solution_origin = solution.origin
@@ -359,6 +379,13 @@ class ShopCluster:
             raise
         self.solution_origin = solution_origin.rstrip("/")
         self._all_servers = list(self._servers)
+
+    def sites(self) -> dict[str, App]:
+        """The embedded apps by origin (the shops and the solution page), for in-process requests."""
+        sites: dict[str, App] = dict(zip(self.shop_origins, self.apps, strict=False)) if self.apps else {}
+        if self.solution_app is not None:
+            sites[self.solution_origin] = self.solution_app
+        return sites
 
     def origins(self) -> dict[str, str]:
         """Placeholder values: ``URL_1``..``URL_4`` (shops) and ``URL_5`` (solution page)."""

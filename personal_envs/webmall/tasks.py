@@ -13,13 +13,15 @@ does (:mod:`personal_envs.webmall.evaluator`) and gives the dense signals ``answ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from personal_envs.core.errors import InputError, reraise_as
+from personal_envs.core.schema import read_json, validate
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
+from personal_envs.webmall import schema
 from personal_envs.webmall.evaluator import (
     TaskScore,
     dense_reward,
@@ -78,8 +80,8 @@ _DETAIL_KEYS = ("name", "email", "street", "house_number", "zip", "city", "state
 _PAYMENT_KEYS = ("card", "cvv", "expiry_date")
 
 
-class TaskFileError(RuntimeError):
-    """The task file is missing or malformed."""
+class TaskFileError(InputError, RuntimeError):
+    """The task file is missing or malformed (the message names the file and the field)."""
 
 
 @dataclass(frozen=True)
@@ -232,24 +234,25 @@ def find_task_file(data_dir: Path) -> Path | None:
     return None
 
 
-def parse_task_sets(raw: Any) -> list[WebMallTask]:
-    """Tasks from the parsed official JSON (a list of task sets with ``tasks``)."""
-    if not isinstance(raw, list):
-        raise TaskFileError("task_sets.json must hold a list of task sets")
+def parse_task_sets(raw: Any, source: str = "task_sets.json") -> list[WebMallTask]:
+    """Tasks from the parsed official JSON (a list of task sets with ``tasks``), checked against
+    :data:`~personal_envs.webmall.schema.TaskSetsFile` (:class:`TaskFileError` naming ``source`` and the field)."""
+    with reraise_as(TaskFileError):
+        task_sets = validate(schema.TaskSetsFile, raw, source)
     tasks: list[WebMallTask] = []
-    for task_set in raw:
-        for item in task_set.get("tasks", []):
-            answer = item.get("correct_answer", {})
+    for task_set in task_sets:
+        for item in task_set["tasks"]:
+            answer = item["correct_answer"]
             tasks.append(
                 WebMallTask(
-                    task_id=str(item["id"]),
-                    category=str(item["category"]),
-                    instruction=str(item.get("instruction", "")),
-                    task=str(item.get("task", "")),
-                    answer_type=str(answer.get("type", "string")),
-                    answers=tuple(str(a) for a in answer.get("answers", [])),
-                    user_details={k: str(v) for k, v in (item.get("user_details") or {}).items()},
-                    payment_info={k: str(v) for k, v in (item.get("payment_info") or {}).items()},
+                    task_id=item["id"],
+                    category=item["category"],
+                    instruction=item["instruction"],
+                    task=item["task"],
+                    answer_type=answer["type"],
+                    answers=tuple(answer["answers"]),
+                    user_details=dict(item.get("user_details") or {}),
+                    payment_info=dict(item.get("payment_info") or {}),
                     source="official",
                 )
             )
@@ -263,21 +266,22 @@ def load_official_tasks(data_dir: Path) -> list[WebMallTask]:
         raise TaskFileError(
             f"task_sets.json not found under {data_dir}; run 'personal-envs data fetch webmall' or omit data_dir"
         )
-    with path.open(encoding="utf-8") as handle:
-        return parse_task_sets(json.load(handle))
+    with reraise_as(TaskFileError):
+        raw = read_json(path, "task file")
+    return parse_task_sets(raw, str(path))
 
 
 def select_tasks(tasks: Sequence[WebMallTask], task_set: str, task_id: str | None = None) -> list[WebMallTask]:
     """Tasks of a split (``basic`` / ``advanced`` / ``all``), or the one task with ``task_id``."""
     if task_set not in TASK_SETS:
-        raise ValueError(f"task_set must be one of {TASK_SETS}, got {task_set!r}")
+        raise InputError(f"task_set must be one of {TASK_SETS}, got {task_set!r}")
     chosen = [t for t in tasks if task_set == "all" or t.split == task_set]
     if task_id is not None:
         wanted = task_id.split(".")[-1]
         chosen = [t for t in tasks if t.task_id == wanted]
         if not chosen:
             known = ", ".join(t.task_id for t in tasks[:5])
-            raise ValueError(f"unknown task_id {task_id!r}; ids look like {known}, ...")
+            raise InputError(f"unknown task_id {task_id!r}; ids look like {known}, ...")
     if not chosen:
-        raise ValueError(f"no tasks in task_set {task_set!r}")
+        raise InputError(f"no tasks in task_set {task_set!r}")
     return chosen

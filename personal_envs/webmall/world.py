@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from personal_envs.browser import BrowserSession
+from personal_envs.textmode.session import TextSession
 from personal_envs.webmall.catalog import html_to_text
 from personal_envs.webmall.evaluator import normalize_url, ordered_urls
 from personal_envs.webmall.official_eval import OfficialEpisode
@@ -46,7 +47,7 @@ class WebMallWorld:
     """
 
     cluster: ShopCluster
-    session: BrowserSession | None = None
+    session: BrowserSession | TextSession | None = None
     seen_urls: set[str] = field(default_factory=set)
     order_pages: list[tuple[str, str]] = field(default_factory=list)
     carted_ever: set[str] = field(default_factory=set)
@@ -76,7 +77,7 @@ class WebMallWorld:
         if not url:
             return
         self.seen_urls.add(normalize_url(url))
-        if self.cluster.external and _ORDER_RECEIVED.search(url) and self.session is not None:
+        if self.cluster.external and _ORDER_RECEIVED.search(url) and isinstance(self.session, BrowserSession):
             try:
                 text = self.session.call(lambda page: page.content(), timeout=10.0)
             except Exception:  # noqa: BLE001 - a failed read only loses evidence for an external shop
@@ -128,7 +129,7 @@ class WebMallWorld:
         """
         session = self.session
         urls: set[str] = set()
-        if session is None or session.closed:
+        if not isinstance(session, BrowserSession) or session.closed:
             return urls
         origins = list(self.cluster.shop_origins)
         try:

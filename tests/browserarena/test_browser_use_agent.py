@@ -1,7 +1,8 @@
 """browser-use 0.1.40's own Agent (``--policy browser-use``) on a banner task and a captcha task.
 
-The model is the project's scripted chat server answering browser-use's function call (``AgentOutput``) from what
-browser-use itself put into the prompt (its element list, its URL line); browser-use runs in its own virtualenv and
+The model is the project's scripted chat server answering browser-use's ``AgentOutput`` (JSON text in ``raw`` mode,
+the policy's default as in the paper; a function call in the captcha test) from what browser-use itself put into the
+prompt (its element list, its URL line); browser-use runs in its own virtualenv and
 its own Chromium, through the env's local-web proxy.  The resulting traces go through the GIF writer, the arena's
 store and vote page, and the rule judges.  Skipped, with the reason, when browser-use's venv is not installed
 (``bash scripts/setup_browser_use.sh``).
@@ -9,6 +10,7 @@ store and vote page, and the rule judges.  Skipped, with the reason, when browse
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -28,22 +30,11 @@ from personal_envs.browserarena.env import BrowserArenaEnv
 from personal_envs.browserarena.external import ExternalStep
 from personal_envs.browserarena.tasks import captcha_tasks
 from personal_envs.llm.testing import ScriptedChatServer
+from tests.browserarena.scripted_browser_use import agent_reply as _reply
+from tests.browserarena.scripted_browser_use import prompt_text as _prompt_text
 
 MISSING = browser_use_missing()
 needs_browser_use = pytest.mark.skipif(MISSING is not None, reason=f"browser-use extra not installed: {MISSING}")
-
-
-def _prompt_text(request: dict[str, Any]) -> str:
-    """The text of the last message browser-use sent (its state message: URL, tabs, element list)."""
-    content = request["messages"][-1]["content"]
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
-    return str(content)
-
-
-def _reply(request: dict[str, Any], state: dict[str, str], actions: list[dict[str, Any]]) -> dict[str, Any]:
-    tool = request["tools"][0]["function"]["name"]  # browser-use's AgentOutput function
-    return {"tool_calls": [{"name": tool, "arguments": {"current_state": state, "action": actions}}]}
 
 
 def banner_model(request: dict[str, Any]) -> dict[str, Any]:
@@ -54,7 +45,7 @@ def banner_model(request: dict[str, Any]) -> dict[str, Any]:
         return _reply(request, {"evaluation_previous_goal": "Unknown - first look at the page",
                                 "memory": "A cookie consent banner covers the news page",
                                 "next_goal": "Close the cookie banner with Accept all"},
-                      [{"click_element": {"index": int(button.group(1))}}])
+                      [{"click_element_by_index": {"index": int(button.group(1))}}])
     return _reply(request, {"evaluation_previous_goal": "Success - the banner is gone",
                             "memory": "Banner closed; the front page is readable",
                             "next_goal": "Report the headline"},
@@ -103,9 +94,11 @@ def test_banner_battle_gives_trace_gif_vote_page_and_categories(banner_server: S
     side = battle.side_a
     assert side.error == ""
     trace = side.trace
-    # browser-use's own prompt reached the model (its system prompt, its element list, its screenshot)
+    # browser-use's own prompt reached the model (its system prompt, its element list, its screenshot), in raw mode
+    # (no function calling, as the paper ran it) with the paper's action names
     first = banner_server.requests[0]
-    assert "AgentOutput" in first["tools"][0]["function"]["name"]
+    assert "tools" not in first and first["messages"][0]["role"] == "system"
+    assert "click_element_by_index" in json.dumps(first["messages"]) and "drag_drop" in json.dumps(first["messages"])
     assert any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
                for m in first["messages"])
     steps = trace["steps"]
@@ -134,7 +127,8 @@ def test_captcha_task_with_browser_use(tmp_path: Path) -> None:
     path = str(task.params["path"])
     with ScriptedChatServer(captcha_model(path)) as server:
         env = BrowserArenaEnv(tasks=[task], max_wait_s=0.0)
-        policy = BrowserUsePolicy(env, base_url=server.base_url, model="scripted-model")
+        policy = BrowserUsePolicy(env, base_url=server.base_url, model="scripted-model",
+                                  tool_calling_method="function_calling")
         try:
             policy.attach(env)
             obs, info = env.reset(seed=0)
@@ -150,6 +144,7 @@ def test_captcha_task_with_browser_use(tmp_path: Path) -> None:
         finally:
             policy.close()
             env.close()
+    assert "AgentOutput" in server.requests[0]["tools"][0]["function"]["name"]
     metrics = info["metrics"]
     assert metrics["captcha_encountered"] is True
     assert metrics["strategies"]["direct_link"] is True and metrics["strategies"]["mobile"] is True

@@ -121,20 +121,24 @@ def test_navigation_table5(envs: Callable[..., gym.Env[Any, Any]]) -> None:
         for task_index in (*real, *fictional):
             record = run_episode(env, P.TriviaPolicy(env, route=route), task_index, f"trivia_{route}")
             metrics = record["metrics"]
-            assert metrics["navigation_category"] == route, record
+            assert metrics["navigation_route"] == route, record
             assert metrics["question_set"] == ("real" if task_index < 30 else "fictional")
             # from memory, only real facts can be right; looking up is right on both sets
             assert metrics["correct"] == (route != "direct_answer" or task_index < 30), record
+            # Table 5: a wrong answer is Failed, whatever the route
+            assert metrics["navigation_category"] == (route if metrics["correct"] else "failed"), record
             records.append(record)
     table = navigation_report(records)
     print(table)
     for line in table.splitlines():
         cells = line.split()
         if cells and cells[0].startswith("trivia_"):
-            rates = [float(c) for c in cells[3:8]]
-            assert sum(rates) == pytest.approx(100.0) and sorted(rates) == [0.0] * 4 + [100.0], line
-    direct = [line.split() for line in table.splitlines() if line.startswith("trivia_direct_answer")]
-    assert {row[1]: row[8] for row in direct} == {"real": "100.0", "fictional": "0.0"}
+            rates = [float(c) for c in cells[3:9]]
+            assert sum(rates) == pytest.approx(100.0) and sorted(rates) == [0.0] * 5 + [100.0], line
+    direct = {row[1]: row for row in (line.split() for line in table.splitlines())
+              if row and row[0] == "trivia_direct_answer"}
+    assert direct["real"][7:10] == ["100.0", "0.0", "100.0"]  # Direct answer %, Failed %, correct %
+    assert direct["fictional"][7:10] == ["0.0", "100.0", "0.0"]
 
 
 def test_bad_input_never_crashes(envs: Callable[..., gym.Env[Any, Any]]) -> None:

@@ -14,6 +14,7 @@ from personal_envs.browserarena.judges.rules import (
     judge_captcha,
     judge_navigation,
     navigation_category,
+    navigation_route,
     navigation_scenario,
 )
 from personal_envs.browserarena.web import hosts
@@ -96,23 +97,58 @@ def _finished(trace: dict[str, Any], answer: str = "1900") -> dict[str, Any]:
     return {**trace, "final": {"finished": True, "success_claimed": True, "answer": answer}}
 
 
+WIKI = f"http://{hosts.WIKI_HOST}/wiki/X"
+SEARCH = f"http://{hosts.SEARCH_HOST}/search?q=x"
+ROUTE_CASES: dict[str, dict[str, Any]] = {
+    "google_api": trace_of(act("search_google", before="about:blank", after=SEARCH, query="x"),
+                           act("go_to_url", before=SEARCH, after=WIKI, url=WIKI)),
+    "google_site": trace_of(act("go_to_url", before="about:blank", after=f"http://{hosts.SEARCH_HOST}/",
+                                url=f"http://{hosts.SEARCH_HOST}/"),
+                            act("send_keys", before=f"http://{hosts.SEARCH_HOST}/", after=SEARCH, keys="Enter")),
+    "wiki": trace_of(act("go_to_url", before="about:blank", after=WIKI, url=WIKI),
+                     act("search_google", before=WIKI, after=SEARCH, query="x")),
+    "other_site": trace_of(act("go_to_url", before="about:blank", after=f"http://{hosts.NEWS_HOST}/",
+                               url=f"http://{hosts.NEWS_HOST}/"),
+                           act("go_to_url", before=f"http://{hosts.NEWS_HOST}/", after=WIKI, url=WIKI)),
+    "direct_answer": trace_of(act("done", before="about:blank", text="1900")),
+}
+
+
 def test_table5_categories_are_exclusive() -> None:
-    wiki = f"http://{hosts.WIKI_HOST}/wiki/X"
-    search = f"http://{hosts.SEARCH_HOST}/search?q=x"
-    cases = {
-        "google_api": trace_of(act("search_google", before="about:blank", after=search, query="x"),
-                               act("go_to_url", before=search, after=wiki, url=wiki)),
-        "google_site": trace_of(act("go_to_url", before="about:blank", after=f"http://{hosts.SEARCH_HOST}/",
-                                    url=f"http://{hosts.SEARCH_HOST}/"),
-                                act("send_keys", before=f"http://{hosts.SEARCH_HOST}/", after=search, keys="Enter")),
-        "wiki": trace_of(act("go_to_url", before="about:blank", after=wiki, url=wiki),
-                         act("search_google", before=wiki, after=search, query="x")),
-        "direct_answer": trace_of(act("done", before="about:blank", text="1900")),
-    }
-    for expected, trace in cases.items():
+    for expected, trace in ROUTE_CASES.items():
+        assert navigation_route(trace) == expected
         assert navigation_category(_finished(trace)) == expected
         assert navigation_category(trace) == "failed"  # never finished
-    assert navigation_category(_finished(cases["wiki"], answer="")) == "failed"
+    assert navigation_category(_finished(ROUTE_CASES["wiki"], answer="")) == "failed"
+
+
+def test_table5_failed_is_a_wrong_answer_whatever_the_route() -> None:
+    """With the answer key's verdict, Failed = not correct (a confident wrong answer is Failed, not its route)."""
+    for expected, trace in ROUTE_CASES.items():
+        done = _finished(trace)
+        assert navigation_category(done, correct=True) == expected
+        assert navigation_category(done, correct=False) == "failed"
+    unclaimed = {**ROUTE_CASES["wiki"], "final": {"finished": True, "success_claimed": False, "answer": "1900"}}
+    assert navigation_category(unclaimed, correct=True) == "wiki"
+
+
+def test_table5_wiki_is_a_typed_encyclopedia_url_only() -> None:
+    """A typed URL of another site is not Wiki; a typed URL that did not load is no look-up at all."""
+    news = f"http://{hosts.NEWS_HOST}/"
+    assert navigation_route(trace_of(act("go_to_url", before="about:blank", after=news, url=news))) == "other_site"
+    real_wiki = "https://en.wikipedia.org/wiki/Eiffel_Tower"
+    assert navigation_route(trace_of(act("open_tab", before="about:blank", after=real_wiki, url=real_wiki))) == "wiki"
+    unreachable = {**act("go_to_url", before="about:blank", after="about:blank", url="http://no-such-site.test/"),
+                   "error": "No web access: http://no-such-site.test/ could not be reached."}
+    assert navigation_route(trace_of(unreachable, act("search_google", before="about:blank", after=SEARCH,
+                                                      query="x"))) == "google_api"
+    assert navigation_route(trace_of(unreachable)) == "direct_answer"
+    # an error that is only a notice (the browser restarted, then the page loaded) leaves the look-up counted
+    notice = {**act("go_to_url", before="about:blank", after=WIKI, url=WIKI), "error": "the browser was restarted"}
+    assert navigation_route(trace_of(notice)) == "wiki"
+    # a click is a look-up only when it reaches the search engine
+    clicked = act("click_element_by_index", before=news, after=WIKI, index=3)
+    assert navigation_route(trace_of(clicked)) == "direct_answer"
 
 
 def test_parse_json_reply_variants() -> None:
@@ -151,3 +187,23 @@ def test_trace_text_is_a_browser_use_style_log() -> None:
     text = trace_to_text(CASES["google_travel_integration"])
     assert "Step 1" in text and "Memory: I will try the Google Flights integration" in text
     assert 'Action 1/1: {"wait": {"seconds": 1}}' in text
+
+
+def test_trace_text_never_carries_the_env_s_own_flags() -> None:
+    """The judge judges from the trace: the env's captcha / banner detection is not in its input."""
+    trace = trace_of(act("go_to_url", before="about:blank", after=f"http://{hosts.NEWS_HOST}/",
+                         url=f"http://{hosts.NEWS_HOST}/"))
+    trace["initial"].update({"banner": True, "captcha": True})
+    trace["steps"][0].update({"banner": True, "captcha": True, "title": "Home | The Daily Herald"})
+    text = trace_to_text(trace)
+    assert f"Page: Home | The Daily Herald <http://{hosts.NEWS_HOST}/>" in text
+    assert "banner" not in text.lower() and "captcha" not in text.lower()
+
+
+def test_llm_navigation_judge_gives_the_route_and_the_task_decides_failed() -> None:
+    with ScriptedChatServer(lambda body: '{"category": "direct_answer"}') as server:
+        judge = LLMTraceJudge(ChatClient(server.base_url, "scripted-model", None))
+        metrics = judge.metrics(ROUTE_CASES["direct_answer"], "trivia")
+        prompt = server.requests[0]["messages"][0]["content"]
+    assert metrics == {"trace_judge": "llm", "navigation_route": "direct_answer"}
+    assert '"other_site"' in prompt and '"failed"' not in prompt

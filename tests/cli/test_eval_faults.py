@@ -47,7 +47,8 @@ def test_malformed_lines_are_reported_with_their_number_and_skipped(tmp_path: Pa
     assert main(["eval", "--env", "PersonalWAB-SingleTurn-v0", "--policy", "random", "--episodes", "2",
                  "--out", str(out), "--no-progress"]) == 0
     captured = capsys.readouterr()
-    for number, what in ((2, "'episode' is null"), (3, "not valid JSON"), (4, "a JSON list, not an object"), (5, "not valid")):
+    for number, what in ((2, "field episode: expected an integer, got None"), (3, "not valid JSON"),
+                         (4, "a JSON list, expected an object"), (5, "not valid")):
         assert f"line {number}: {what}" in captured.err, captured.err
     episodes = [json.loads(line).get("episode") for line in out.read_text().splitlines()[5:]]
     assert episodes == [1]  # episode 0 was resumed from line 1, not run again

@@ -38,7 +38,7 @@ def test_unreachable_endpoint_stops_the_run_with_one_line_and_records_the_errors
     captured = capsys.readouterr()
     assert code == 1
     error_lines = [line for line in captured.err.splitlines() if line.strip()]
-    assert len(error_lines) == 1 and error_lines[0].startswith("error: no LLM call succeeded in episode 0")
+    assert len(error_lines) == 1 and error_lines[0].startswith("error: episode 0: no valid model reply")
     assert "connection refused" in error_lines[0]
     assert "PersonalWAB results" not in captured.out  # no normal table
     records = list(read_jsonl(out))
@@ -80,7 +80,7 @@ def test_resume_refuses_another_configuration_and_accepts_the_same(tmp_path, cap
     other = list(args)
     other[other.index(json.dumps(ENV_KWARGS))] = json.dumps({"task_type": "recommendation"})
     capsys.readouterr()
-    assert main(other) == 1
+    assert main(other) == 2  # bad input: the configuration differs from the file's
     err = capsys.readouterr().err
     assert "written with another configuration" in err and "env_kwargs" in err and "recommendation" in err
     assert len(list(read_jsonl(out))) == 2  # nothing was added

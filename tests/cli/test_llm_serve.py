@@ -8,7 +8,7 @@ import importlib.metadata
 import pytest
 
 from personal_envs.cli import main
-from personal_envs.llm.serve import LocalModelError, packaged_gguf, server_command
+from personal_envs.llm.serve import LocalModelError, packaged_gguf, server_command, server_settings
 
 
 def _has_packaged_model() -> bool:
@@ -30,10 +30,11 @@ def test_any_gguf_path_is_served_on_loopback_with_the_given_settings(tmp_path, c
     model = tmp_path / "big-model.gguf"
     model.write_bytes(b"GGUF")
     command = server_command(model, port=9123, ctx=4096, threads=2, chat_format="chatml")
-    assert command[1:3] == ["-m", "llama_cpp.server"]
-    pairs = dict(zip(command[3::2], command[4::2], strict=False))
-    assert pairs == {"--model": str(model), "--model_alias": "big-model", "--host": "127.0.0.1", "--port": "9123",
-                     "--n_ctx": "4096", "--n_threads": "2", "--n_threads_batch": "2", "--chat_format": "chatml"}
+    assert command[1:3] == ["-m", "personal_envs.llm.llama_launch"]  # llama-cpp-python's server, adjusted
+    assert server_settings(command) == {
+        "--extra-bufts": "auto", "--model": str(model), "--model_alias": "big-model", "--host": "127.0.0.1",
+        "--port": "9123", "--n_ctx": "4096", "--n_threads": "2", "--n_threads_batch": "2", "--chat_format": "chatml"}
+    assert server_settings(server_command(model, extra_bufts="off"))["--extra-bufts"] == "off"
     assert main(["llm", "serve", "--model", str(model), "--port", "9123", "--dry-run"]) == 0
     printed = capsys.readouterr().out
     assert "http://127.0.0.1:9123/v1" in printed and "chatml-function-calling" in printed

@@ -1,9 +1,18 @@
+import itertools
 import json
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pytest
 
-from personal_envs.core.actions import ActionError, ActionSpec, Param, parse_action, tool_schemas
+from personal_envs.core.actions import (
+    MAX_ACTION_NODES,
+    ActionError,
+    ActionSpec,
+    Param,
+    parse_action,
+    tool_schemas,
+)
 
 SPECS = {
     spec.name: spec
@@ -80,3 +89,57 @@ def test_sampled_arguments_always_validate():
         for _ in range(50):
             arguments = spec.sample_arguments(rng)
             assert spec.validate(arguments) == arguments
+
+
+class _Endless(Mapping):  # type: ignore[type-arg]
+    """A mapping whose keys never end (its ``len`` says 1)."""
+
+    reads = 0
+
+    def __getitem__(self, key: str) -> str:
+        return "x"
+
+    def __iter__(self) -> Iterator[str]:
+        n = 0
+        while True:
+            n += 1
+            _Endless.reads += 1
+            yield f"k{n}"
+
+    def __len__(self) -> int:
+        return 1
+
+
+class _EndlessList(list):  # type: ignore[type-arg]
+    def __iter__(self) -> Iterator[int]:
+        return itertools.count()
+
+
+@pytest.mark.parametrize("raw", [
+    _Endless(),
+    {"action_type": "search", "arguments": _Endless()},
+    {"action_type": "rec", "seq": _EndlessList()},
+])
+def test_endless_containers_are_refused_after_a_bounded_read(raw: object) -> None:
+    _Endless.reads = 0
+    with pytest.raises(ActionError, match=f"holds more than {MAX_ACTION_NODES} values"):
+        parse_action(raw, SPECS)
+    assert _Endless.reads <= MAX_ACTION_NODES + 1
+
+
+def test_the_checked_action_is_a_plain_copy_read_once() -> None:
+    calls = []
+
+    class Once(Mapping):  # type: ignore[type-arg]
+        def __getitem__(self, key: str) -> str:
+            return {"action_type": "search", "query": "hi"}[key]
+
+        def __iter__(self) -> Iterator[str]:
+            calls.append(1)
+            return iter(["action_type", "query"]) if len(calls) == 1 else iter(["action_type"])
+
+        def __len__(self) -> int:
+            return 2
+
+    action = parse_action(Once(), SPECS)
+    assert action.name == "search" and action.arguments == {"query": "hi"} and len(calls) == 1

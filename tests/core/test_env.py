@@ -1,5 +1,7 @@
+import pytest
 from gymnasium.utils.env_checker import check_env
 
+from personal_envs.core.env import EnvClosedError
 from tests.core.toy_env import ToyEnv
 
 
@@ -61,3 +63,12 @@ def test_render_ansi_and_tool_schemas():
     assert "say gamma" in (env.render() or "")
     names = [tool["function"]["name"] for tool in env.tool_schemas()]
     assert names == ["say", "boom", "bad", "done"]
+
+
+def test_a_closed_env_refuses_reset_and_step():
+    env = ToyEnv()
+    env.reset(seed=0)
+    env.close()
+    for call in (lambda: env.reset(seed=1), lambda: env.step({"action_type": "done"})):
+        with pytest.raises(EnvClosedError, match="closed ToyEnv"):
+            call()

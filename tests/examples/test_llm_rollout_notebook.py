@@ -40,15 +40,23 @@ def phone_responder(request: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": [{"name": "finished", "arguments": {}}]}
 
 
-def execute(env_id: str, env_kwargs: dict[str, Any], episodes: int, server: ScriptedChatServer, tmp_path: Path):
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
+def execute(env_id: str | None, env_kwargs: dict[str, Any] | None, episodes: int | None, server_url: str,
+            tmp_path: Path, model: str = "scripted-model", memory: str | None = "last", notebook: Any = None):
+    """Run the notebook in ``tmp_path``; ``None`` leaves a setting at the notebook's default."""
+    notebook = notebook if notebook is not None else nbformat.read(NOTEBOOK, as_version=4)
     overrides = {
-        "OPENAI_BASE_URL": server.base_url, "PERSONAL_ENVS_LLM_MODEL": server.model, "OPENAI_API_KEY": "",
-        "PERSONAL_ENVS_NOTEBOOK_ENV": env_id, "PERSONAL_ENVS_NOTEBOOK_ENV_KWARGS": json.dumps(env_kwargs),
-        "PERSONAL_ENVS_NOTEBOOK_EPISODES": str(episodes), "PERSONAL_ENVS_NOTEBOOK_MEMORY": "last",
+        "OPENAI_BASE_URL": server_url, "PERSONAL_ENVS_LLM_MODEL": model, "OPENAI_API_KEY": "",
+        "PERSONAL_ENVS_NOTEBOOK_ENV": env_id, "PERSONAL_ENVS_NOTEBOOK_ENV_KWARGS":
+            None if env_kwargs is None else json.dumps(env_kwargs),
+        "PERSONAL_ENVS_NOTEBOOK_EPISODES": None if episodes is None else str(episodes),
+        "PERSONAL_ENVS_NOTEBOOK_MEMORY": memory, "PERSONAL_ENVS_NOTEBOOK_RESUME": None,
     }
     saved = {key: os.environ.get(key) for key in overrides}
-    os.environ.update(overrides)
+    for key, value in overrides.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     try:
         client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                          resources={"metadata": {"path": str(tmp_path)}})
@@ -60,6 +68,10 @@ def execute(env_id: str, env_kwargs: dict[str, Any], episodes: int, server: Scri
             else:
                 os.environ[key] = value
     return notebook
+
+
+def results_files(tmp_path: Path) -> list[Path]:
+    return sorted((tmp_path / "notebook_runs").glob("*.jsonl"))
 
 
 def outputs(notebook) -> tuple[str, list[str]]:
@@ -77,7 +89,7 @@ def outputs(notebook) -> tuple[str, list[str]]:
 
 def test_notebook_runs_personalwab_episodes_with_dialogue_and_metrics(tmp_path):
     with ScriptedChatServer(personalwab_responder) as server:
-        notebook = execute("PersonalWAB-MultiTurn-v0", {"task_type": "search"}, 2, server, tmp_path)
+        notebook = execute("PersonalWAB-MultiTurn-v0", {"task_type": "search"}, 2, server.base_url, tmp_path)
         requests = list(server.requests)
     text, _ = outputs(notebook)
     assert f"respond {json.dumps({'content': QUESTION})}" in text
@@ -87,12 +99,55 @@ def test_notebook_runs_personalwab_episodes_with_dialogue_and_metrics(tmp_path):
     assert len(requests) == 2 * 3  # three model calls per episode
     assert any("User history (last memory" in json.dumps(r["messages"]) for r in requests)  # memory reached the model
     assert "<iframe srcdoc=" in text and "search_product_by_query" in text  # the episode view of the last episode
-    assert (tmp_path / "notebook_rollouts.trajectories" / "PersonalWAB-MultiTurn-v0__llm" / "episode_00001").is_dir()
+    (results,) = results_files(tmp_path)
+    assert (results.with_suffix(".trajectories") / "PersonalWAB-MultiTurn-v0__llm" / "episode_00001").is_dir()
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    # what the CLI records: the task id, the llm entry with the model that answered, the memory in the config
+    assert [r["episode"] for r in records] == [0, 1] and all(r["task_id"] for r in records)
+    assert all(r["llm"]["model"] == "scripted-model" and r["llm"]["ok_calls"] == 3 for r in records)
+    sidecar = json.loads(results.with_name(results.name + ".config.json").read_text())
+    entry = sidecar["PersonalWAB-MultiTurn-v0 | llm"]
+    assert entry["policy_kwargs"]["memory"] == {"kind": "last", "k": 5} and entry["served_model"] == "scripted-model"
+
+
+def test_notebook_runs_in_its_default_configuration_and_each_run_gets_a_fresh_file(tmp_path):
+    # the default env (PersonalWAB-MultiTurn, every task type: review tasks have no target rank) and 3 episodes
+    with ScriptedChatServer(personalwab_responder) as server:
+        execute(None, None, None, server.base_url, tmp_path, memory=None)
+        first = results_files(tmp_path)
+        execute(None, None, None, server.base_url, tmp_path, memory=None)
+    files = results_files(tmp_path)
+    assert len(first) == 1 and len(files) == 2  # the second run did not append to the first one's file
+    for path in files:
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert [r["episode"] for r in records] == [0, 1, 2]  # no duplicates
+        assert all(r["task_id"] and isinstance(r["llm"], dict) and not r["error"] for r in records)
+
+
+def test_notebook_stops_with_one_line_against_a_dead_endpoint(tmp_path):
+    server = ScriptedChatServer(personalwab_responder).start()
+    url = server.base_url
+    server.close()
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    with pytest.raises(nbclient.exceptions.CellExecutionError):
+        notebook = execute("PersonalWAB-MultiTurn-v0", {"task_type": "search"}, 3, url, tmp_path, notebook=notebook)
+    errors = [(index, output) for index, cell in enumerate(notebook.cells) for output in cell.get("outputs", [])
+              if output.get("output_type") == "error"]
+    (index, error), = errors
+    # IPython shows the error as the one line the CLI prints, and "run all" stops there
+    assert error["ename"] == "LLMRunAborted" and len(error["traceback"]) == 1
+    assert error["traceback"][0].startswith("error: episode 0: no valid model reply")
+    assert "connection refused" in error["traceback"][0]
+    assert not any(cell.get("outputs") for cell in notebook.cells[index + 1:])
+    (results,) = results_files(tmp_path)
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) == 1 and records[0]["score"] is None and "no valid model reply" in records[0]["error"]
 
 
 def test_notebook_shows_phone_screenshots(tmp_path):
     with ScriptedChatServer(phone_responder) as server:
-        notebook = execute("KnowU-General-v0", {"task": "focus_do_not_disturb", "max_steps": 4}, 1, server, tmp_path)
+        notebook = execute("KnowU-General-v0", {"task": "focus_do_not_disturb", "max_steps": 4}, 1, server.base_url,
+                           tmp_path)
     text, mimes = outputs(notebook)
     assert mimes.count("image/png") >= 2  # the first screen and the one after open_app
     assert "step 1: open_app" in text and "step 2: finished" in text and "KnowU" in text

@@ -75,8 +75,12 @@ def test_generated_logs_reveal_preferences() -> None:
 
 
 def test_tolerant_parsing_and_errors(tmp_path: Path) -> None:
-    entries = parse_logs([{"action": "did a thing"}, {"time": "t"}, "junk", {"action": "x", "extra": 1}])
+    entries = parse_logs([{"action": "did a thing"}, {"time": "t"}, {"action": "x", "extra": 1}])
     assert [e.action for e in entries] == ["did a thing", "x"]
+    with pytest.raises(LogError, match=r"field \[2\]: expected an object \(mapping\), got 'junk'"):
+        parse_logs([{"action": "a"}, {"action": "b"}, "junk"])  # an entry that is not an object is never skipped
+    with pytest.raises(LogError, match=r"field \[0\]\.time: expected a string \(text\), got 5"):
+        parse_logs([{"action": "a", "time": 5}])
     assert entries[0].label == "signal" and entries[0].location == ""
     assert parse_logs({"logs": [{"action": "wrapped"}]})[0].action == "wrapped"
     with pytest.raises(LogError):

@@ -151,7 +151,7 @@ def test_retry_after_parses_seconds_and_dates() -> None:
 
 def test_timeout_is_enforced_and_retried() -> None:
     with ScriptedChatServer(lambda request: {"sleep": 30, "content": "too late"}) as server:
-        client = fast_client(server, timeout=0.5, max_retries=1)
+        client = fast_client(server, timeout=0.5, max_retries=1, max_timeout_retries=1)
         with pytest.raises(LLMError, match="timed out"):
             client.chat(USER)
         assert len(server.requests) == 2

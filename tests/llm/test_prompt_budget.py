@@ -21,7 +21,8 @@ def test_knowu_proactive_prompts_fit_8k_for_a_50_step_episode() -> None:
     # the server's own count of the whole request (messages and tools, 4 characters per token) leaves room for
     # the reply: prompt + max_tokens within the context at every step
     assert all(f.server_tokens + MAX_TOKENS <= CONTEXT for f in figures), max(f.server_tokens for f in figures)
-    assert all(abs(f.server_tokens - f.estimated_tokens) <= 0.02 * f.server_tokens for f in figures)
+    # the policy predicts the server's count from the server's previous reply (plus a 5 % safety margin)
+    assert all(0.98 * f.server_tokens <= f.estimated_tokens <= 1.08 * f.server_tokens for f in figures)
     assert figures[-1].left_out_turns > 0  # the oldest history was left out (with a note) to stay within budget
     # between compactions the previous prompt is reused up to its last observation
     steady = [f.prefix_reuse for f in figures[1:] if f.left_out_turns == figures[f.step - 2].left_out_turns]

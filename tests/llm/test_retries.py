@@ -37,12 +37,16 @@ def test_transient_statuses_are_retried(status: int) -> None:
         assert len(server.requests) == 3
 
 
-def test_a_timeout_is_retried_once_only_even_with_more_retries_allowed() -> None:
+def test_a_timeout_is_not_retried_by_default_and_retried_as_often_as_asked() -> None:
     with ScriptedChatServer(lambda request: {"sleep": 30, "content": "late"}) as server:
         client = client_for(server, timeout=0.4, max_retries=5)
         with pytest.raises(LLMError) as caught:
             client.chat(USER)
-        assert len(server.requests) == 2
+        assert len(server.requests) == 1  # a hung server costs one timeout, not several
+        client = client_for(server, timeout=0.4, max_retries=5, max_timeout_retries=1)
+        with pytest.raises(LLMError):
+            client.chat(USER)
+        assert len(server.requests) == 3
     assert caught.value.kind == "timeout"
 
 

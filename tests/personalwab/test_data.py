@@ -302,7 +302,10 @@ def test_download_list_matches_the_loader(tmp_path: Path, anchors_dir: Path) -> 
         remote.url.startswith("https://") and remote.url.endswith(remote.relpath) for remote in download.DATA_FILES
     )
     extras = {remote.relpath: remote for remote in download.FILES if remote not in download.DATA_FILES}
-    assert set(extras) == {"official/user.py", "recommender/1000_ids.json", "recommender/pwab.pth"}
+    texts = {remote.relpath for remote in download.TEXT_FILES}
+    assert "official/user.py" in texts and "official/agents/utils.py" in texts and len(texts) == 13
+    assert set(extras) == texts | {"recommender/1000_ids.json", "recommender/pwab.pth"}
+    assert all(remote.sha256 for remote in download.TEXT_FILES)
     assert all(download.COMMIT in remote.url and remote.url.endswith(remote.relpath.split("/")[-1])
                for remote in extras.values())
     assert extras["recommender/1000_ids.json"].sha256 and extras["official/user.py"].sha256

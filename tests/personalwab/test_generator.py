@@ -269,3 +269,30 @@ def test_full_size_catalogue_builds() -> None:
     assert len({p["title"] for p in full.products.values()}) > 30000
     assert schema_errors(full, limit=10) == []
     assert len(full.tasks("test")) == 100
+
+
+def test_official_scale_option_sizes_history_lengths_and_text_lengths() -> None:
+    """``scale="official"`` asks for the official sizes; the same options at a tenth of the users give the official
+    mean history length (38) and documents of about 221 terms (the official index's mean)."""
+    from personal_envs.personalwab import functions as fn
+    from personal_envs.personalwab.analysis import analyze
+    from personal_envs.personalwab.generator import OFFICIAL_SCALE
+
+    assert (OFFICIAL_SCALE["n_users"], OFFICIAL_SCALE["n_products"], OFFICIAL_SCALE["n_test_tasks"]) == (
+        1000, 35_772, 2174)
+    options = {**OFFICIAL_SCALE, "n_users": 100, "n_products": 3000, "n_test_tasks": 217}
+    data = generate(seed=3, **options)
+    assert len(data.profiles) == 100 and len(data.products) == 3000 and len(data.instructions["test"]) == 217
+    per_user = Counter(r["user_id"] for r in data.instructions["test"])
+    assert sorted(set(per_user.values())) == [2, 3]  # 17 users with three test tasks, the others two
+    assert 35 <= statistics.mean(len(h) for h in data.histories.values()) <= 41
+    terms = statistics.mean(len(analyze(fn.search_contents(p))) for p in data.products.values())
+    assert 205 <= terms <= 235
+    short = generate(seed=3, **{**options, "product_text": "short"})
+    assert [r["task"] for r in short.instructions["test"]] == [r["task"] for r in data.instructions["test"]]
+    assert statistics.mean(len(analyze(fn.search_contents(p))) for p in short.products.values()) < 120
+    assert data.source.endswith(", official texts)")
+    with pytest.raises(ValueError, match="scale"):
+        generate(scale="huge")
+    with pytest.raises(ValueError, match="product_text"):
+        generate(product_text="long")

@@ -76,3 +76,66 @@ def test_custom_embedder_and_bad_kind():
     assert len(HistoryMemory("relevant", k=1, embed=embed).select(OBS)) == 1
     with pytest.raises(ValueError, match="memory kind"):
         HistoryMemory("psychic")
+
+
+# ---------------------------------------------------------------------------------------- with the release texts
+from tests.personalwab.fake_release import write_release  # noqa: E402
+
+
+def recording_embedder(seen):
+    def embed(texts):
+        seen.append(list(texts))
+        vectors = np.array([[1.0, float(len(t) % 7), float(i)] for i, t in enumerate(texts)])
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return embed
+
+
+def test_relevant_embeds_the_official_history_template_with_each_records_index(tmp_path):
+    from personal_envs.personalwab.memory import fill_template
+    from personal_envs.personalwab.official_texts import Release
+
+    release = Release(write_release(tmp_path / "official"))
+    seen: list[list[str]] = []
+    memory = HistoryMemory("relevant", k=3, embed=recording_embedder(seen), release=release)
+    memory.select(OBS)
+    template = release.agent_text("HISTORY_PROMPT")
+    assert seen[0] == ["I need new shoes for trail running"]  # the task sentence alone
+    assert seen[1] == [fill_template(template, "HISTORY_PROMPT", r, i) for i, r in enumerate(RECORDS)]
+    assert seen[1][2] == ("\nMEMORY 2:\n- Title: Running socks\n- Parent Asin: A2\n- Main Category: Sports\n"
+                          "- Price: 1\n- Details: null\n- Rating: 5\n- Text: Comfortable on long runs\n")
+
+
+def test_official_memory_texts(tmp_path):
+    from personal_envs.personalwab.official_texts import Release
+
+    release = Release(write_release(tmp_path / "official"))
+    last = HistoryMemory("last", k=2, release=release).context(OBS, {})
+    assert last.startswith("\nLAST-HEADER:\n\n\nMEMORY 0:\n- Title: Frying pan\n") and "\nMEMORY 1:\n" in last
+    recmind = HistoryMemory("recmind", k=2, release=release).context(OBS, {})
+    assert recmind == "\nRECMIND-HEADER:\n\nMINI 0: Frying pan (A4) 5\nMINI 1: Green tea (A3) 5"
+    review_obs = {**OBS, "instruction": "USER U1: Write a review\nHere is the product information: \n- UT: x"}
+    task = HistoryMemory("task", k=2, release=release, embed=recording_embedder([])).context(review_obs, {})
+    assert task.startswith("- TYPE review\n- TOOL add_product_review\n- TS-MEMORY:\nTSV 5/")
+    assert task.count("|") == 1
+    assert HistoryMemory("none", release=release).context(OBS, {}) == ""
+
+
+def test_relevant_equals_the_official_selection_code_on_real_release_texts():
+    """The official ``retrieve_top_k_memories`` (run from the release files with MiniLM through transformers) and
+    ``HistoryMemory("relevant")`` pick the same records in the same order on every task of the tiny dataset."""
+    from benchmarks._pwab_official import official_memory_code, official_relevant
+    from personal_envs.personalwab.env import PersonalWABEnv
+    from personal_envs.personalwab.official_texts import Release
+    from tests.personalwab.test_official_texts import real_release_root
+    from tests.personalwab.tiny_data import tiny_data
+
+    root = real_release_root()
+    code = official_memory_code(root)
+    data = tiny_data()
+    env = PersonalWABEnv(mode="single", data=data, review_similarity=lambda a, b: 0.5)
+    memory = HistoryMemory("relevant", k=5, release=Release(root))
+    for index, task in enumerate(env.tasks):
+        obs, _ = env.reset(seed=0, options={"task_index": index})
+        history = data.history_before(task.user_id, int(task.record["timestamp"]))
+        assert [r["parent_asin"] for r in memory.select(obs)] == official_relevant(code, task.record["task"],
+                                                                                   history, k=5)

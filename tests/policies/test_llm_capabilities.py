@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from personal_envs.llm.client import ChatClient
 from personal_envs.llm.testing import ScriptedChatServer
-from personal_envs.policies.llm import DEFAULT_MAX_TOKENS, LLM_ERROR_ACTION, LLMPolicy
+from personal_envs.policies.llm import DEFAULT_MAX_TOKENS, LLMEpisodeFailed, LLMPolicy
 from tests.policies.test_llm_policy import QuizEnv, run_episode
 
 SAY = {"tool_calls": [{"name": "say", "arguments": {"text": "hmm"}}]}
@@ -61,9 +63,9 @@ def test_native_mode_never_switches() -> None:
     env = QuizEnv()
     with ScriptedChatServer(lambda request: {"status": 400, "message": "tools are not supported"}) as server:
         policy = policy_for(server, env, tool_mode="native")
-        actions, _ = run_episode(env, policy, max_steps=2)
-    assert [a["action_type"] for a in actions] == [LLM_ERROR_ACTION] * 2
-    assert all("tools" in r for r in server.requests) and policy.effective_tool_mode == "native"
+        with pytest.raises(LLMEpisodeFailed, match="tools are not supported"):
+            run_episode(env, policy, max_steps=2)
+    assert server.requests and all("tools" in r for r in server.requests) and policy.effective_tool_mode == "native"
 
 
 def test_template_that_drops_tool_messages_makes_observations_user_messages() -> None:
@@ -147,7 +149,9 @@ def test_episode_report_carries_model_endpoint_sampling_tokens_and_errors() -> N
         policy = policy_for(server, env, temperature=0.3, max_tokens=64)
         run_episode(env, policy)
         report = policy.episode_report()
-    assert report["model"] == "m" and report["endpoint"] == server.base_url
+    # the server echoes the requested name but lists only its own model: the record names the one that answered
+    assert report["model"] == "scripted-model" and report["requested_model"] == "m"
+    assert report["reply_models"] == ["m"] and report["endpoint"] == server.base_url
     assert report["sampling"]["temperature"] == 0.3 and report["sampling"]["max_tokens"] == 64
     assert report["calls"] == 3 and report["ok_calls"] == 2
     assert report["prompt_tokens"] > 0 and report["completion_tokens"] > 0

@@ -20,6 +20,7 @@ from personal_envs.llm.testing import ScriptedChatServer
 from personal_envs.policies.llm import (
     LLM_ERROR_ACTION,
     NO_TOOL_CALL_ACTION,
+    LLMEpisodeFailed,
     LLMPolicy,
     MemoryProvider,
     make_llm_policy,
@@ -184,28 +185,40 @@ def test_broken_tool_arguments_are_repaired_or_reported() -> None:
     assert env.said == ["repaired"]
 
 
-def test_endpoint_down_records_errors_without_crashing() -> None:
+def test_endpoint_down_ends_the_episode_as_an_error_at_the_first_failed_call() -> None:
     env = QuizEnv()
     server = ScriptedChatServer(lambda request: "unused").start()
     server.close()
     policy = policy_for(server, env)
-    actions, observations = run_episode(env, policy, max_steps=3)
-    assert [a["action_type"] for a in actions] == [LLM_ERROR_ACTION] * 3
-    assert len(policy.errors) == 3 and "not running" in policy.errors[0]
-    assert "unknown action" in observations[1][0]["last_action_error"]
-    assert env.steps == 3 and policy.last_response is None
+    with pytest.raises(LLMEpisodeFailed, match="has not given a valid reply yet.*not running"):
+        run_episode(env, policy, max_steps=3)
+    assert len(policy.errors) == 1 and "not running" in policy.errors[0]
+    assert env.steps == 0 and policy.last_response is None  # no rejected action was sent on the model's behalf
+    assert policy.episode_report()["gave_up"].startswith("no valid model reply")
 
 
-def test_server_errors_after_retries_are_recorded() -> None:
+def test_server_errors_are_recorded_and_isolated_ones_let_the_episode_go_on() -> None:
     env = QuizEnv()
     with ScriptedChatServer(lambda request: {"status": 500, "message": "gpu fell off"}) as server:
         policy = policy_for(server, env)
         obs, info = env.reset(seed=0)
         policy.reset(obs, info)
-        action = policy.act(obs, info)
-    assert action["action_type"] == LLM_ERROR_ACTION
+        with pytest.raises(LLMEpisodeFailed):
+            policy.act(obs, info)
     assert len(server.requests) == 1  # a deterministic HTTP 500 is not retried
     assert "gpu fell off" in policy.errors[0]
+    say = {"tool_calls": [{"name": "say", "arguments": {"text": "hmm"}}]}
+    replies = iter([say, {"status": 500, "message": "gpu fell off"}, say, {"status": 500}, {"status": 500},
+                    {"status": 500}])
+    with ScriptedChatServer(lambda request: next(replies)) as server:
+        policy = policy_for(server, env)
+        obs, info = env.reset(seed=0)
+        policy.reset(obs, info)
+        names = [policy.act(obs, info)["action_type"] for _ in range(4)]
+        assert names == ["say", LLM_ERROR_ACTION, "say", LLM_ERROR_ACTION]  # after a valid reply: recorded, go on
+        policy.act(obs, info)
+        with pytest.raises(LLMEpisodeFailed, match="3 calls in a row failed"):
+            policy.act(obs, info)
 
 
 def test_long_fields_are_truncated_and_history_is_bounded() -> None:

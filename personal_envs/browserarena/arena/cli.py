@@ -259,7 +259,7 @@ def _vote(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.vlm_judge import load_trace
     from personal_envs.browserarena.arena.voting import TerminalVoter
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     voter = TerminalVoter(ask=lambda prompt: input(prompt), name=args.annotator)
     todo = [r for r in store.battles() if store.vote_of(r.battle_id, args.annotator) is None][:args.limit]
     for record in todo:
@@ -275,7 +275,7 @@ def _judge(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.vlm_judge import VLMJudge, judge_battles
     from personal_envs.llm.client import ChatClient
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     inputs = tuple(part.strip() for part in args.inputs.split(",") if part.strip())
     judge = VLMJudge(ChatClient(base_url=args.base_url, model=args.judge_model), k=args.k, inputs=inputs)
     judged = judge_battles(store, judge)
@@ -290,7 +290,7 @@ def _export(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.export import annotation_rows, to_csv, to_jsonl, vote_rows
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     source = None if args.votes == "all" else args.votes
     rows = vote_rows(store, source) if args.what == "votes" else annotation_rows(store)
     text = to_csv(rows) if args.format == "csv" else to_jsonl(rows)
@@ -307,7 +307,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.leaderboard import compute_leaderboard, select_battles
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    store = ArenaStore(args.db)
+    store = ArenaStore(args.db, create=False)
     envs = sorted({r.env_id for r in store.battles()}) if args.per_env else [args.env]
     shown = 0
     for env_id in envs:
@@ -343,17 +343,15 @@ def _agreement(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.arena.agreement import agreement_table
     from personal_envs.browserarena.arena.store import ArenaStore
 
-    print(agreement_table(ArenaStore(args.db).votes()))
+    print(agreement_table(ArenaStore(args.db, create=False).votes()))
     return 0
 
 
 def _tables(args: argparse.Namespace) -> int:
     from personal_envs.browserarena.reports import paper_tables
+    from personal_envs.run_records import TableRecord, read_records
 
-    records = []
-    for path in args.runs:
-        with open(path, encoding="utf-8") as handle:
-            records += [json.loads(line) for line in handle if line.strip()]
+    records = [record for path in args.runs for record in read_records(path, schema=TableRecord)]
     print(paper_tables(records))
     return 0
 

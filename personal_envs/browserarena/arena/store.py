@@ -35,6 +35,8 @@ from typing import Any
 
 from personal_envs.browserarena.arena.leaderboard import WINNERS, Battle
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS
+from personal_envs.core.errors import InputError, MissingDataError
+from personal_envs.core.schema import parse_json, validate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS battles (
@@ -181,29 +183,45 @@ class SubmittedTask:
 class ArenaStore:
     """Battles and annotations in one SQLite file (``":memory:"`` is not supported: threads share the file)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, create: bool = True) -> None:
+        """Open the arena database at ``path`` (created when missing, unless ``create`` is false).
+
+        Raises:
+            MissingDataError: ``create`` is false and there is no file at ``path``.
+            InputError: the file is not an SQLite database, or its tables lack columns of :data:`SCHEMA` (another
+                program's database).
+        """
         self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise MissingDataError(f"{self.path}: no arena database there (it is made by 'personal-envs arena "
+                                   "submit' or 'battle' with the same --db)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-            columns = {row["name"] for row in db.execute("PRAGMA table_info(annotations)")}
-            if "error" not in {row["name"] for row in db.execute("PRAGMA table_info(tasks)")}:
-                db.execute("ALTER TABLE tasks ADD COLUMN error TEXT NOT NULL DEFAULT ''")
-            if "fields" not in columns:  # a database made before per-field annotations
-                db.execute("ALTER TABLE annotations ADD COLUMN fields TEXT NOT NULL DEFAULT '{}'")
-            db.execute("INSERT OR IGNORE INTO votes (battle_id, winner, voter, reason, created) "
-                       "SELECT battle_id, winner, COALESCE(voter, ''), vote_reason, COALESCE(voted, created) "
-                       "FROM battles WHERE winner IS NOT NULL")
-            vote_columns = {row["name"] for row in db.execute("PRAGMA table_info(votes)")}
-            for name, kind in _VOTE_COLUMNS.items():
-                if name not in vote_columns:  # a database made before judge votes were kept apart
-                    db.execute(f"ALTER TABLE votes ADD COLUMN {name} {kind}")
-                    if name == "source":
-                        for prefix in _JUDGE_NAME_PREFIXES:
-                            db.execute("UPDATE votes SET source = 'judge' WHERE voter LIKE ?", (prefix + "%",))
-                        db.execute(_FIRST_HUMAN_VOTE)
+        try:
+            with self._connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                _check_tables(db, self.path)
+                db.executescript(SCHEMA)
+                columns = {row["name"] for row in db.execute("PRAGMA table_info(annotations)")}
+                if "error" not in {row["name"] for row in db.execute("PRAGMA table_info(tasks)")}:
+                    db.execute("ALTER TABLE tasks ADD COLUMN error TEXT NOT NULL DEFAULT ''")
+                if "fields" not in columns:  # a database made before per-field annotations
+                    db.execute("ALTER TABLE annotations ADD COLUMN fields TEXT NOT NULL DEFAULT '{}'")
+                db.execute("INSERT OR IGNORE INTO votes (battle_id, winner, voter, reason, created) "
+                           "SELECT battle_id, winner, COALESCE(voter, ''), vote_reason, COALESCE(voted, created) "
+                           "FROM battles WHERE winner IS NOT NULL")
+                vote_columns = {row["name"] for row in db.execute("PRAGMA table_info(votes)")}
+                for name, kind in _VOTE_COLUMNS.items():
+                    if name not in vote_columns:  # a database made before judge votes were kept apart
+                        db.execute(f"ALTER TABLE votes ADD COLUMN {name} {kind}")
+                        if name == "source":
+                            for prefix in _JUDGE_NAME_PREFIXES:
+                                db.execute("UPDATE votes SET source = 'judge' WHERE voter LIKE ?", (prefix + "%",))
+                            db.execute(_FIRST_HUMAN_VOTE)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+            raise InputError(f"{self.path}: not an arena database ({exc})") from None
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -339,13 +357,13 @@ class ArenaStore:
             row = db.execute("SELECT * FROM battles WHERE battle_id = ?", (battle_id,)).fetchone()
         if row is None:
             raise KeyError(f"no battle {battle_id!r}")
-        return _record(row)
+        return self._record(row)
 
     def battles(self, *, voted_only: bool = False) -> list[BattleRecord]:
         """All battles, oldest first."""
         sql = "SELECT * FROM battles" + (" WHERE winner IS NOT NULL" if voted_only else "") + " ORDER BY created"
         with self._connect() as db:
-            return [_record(row) for row in db.execute(sql).fetchall()]
+            return [self._record(row) for row in db.execute(sql).fetchall()]
 
     def voted_battles(self, *, every_vote: bool = False, source: str = "human", voter: str | None = None,
                       env_id: str | None = None) -> list[Battle]:
@@ -396,13 +414,45 @@ class ArenaStore:
         with self._connect() as db:
             rows = db.execute(sql, (battle_id,) if battle_id else ()).fetchall()
         return [Annotation(r["battle_id"], r["side"], r["step"], bool(r["correct"]), r["reason"], r["annotator"],
-                           json.loads(r["fields"] or "{}")) for r in rows]
+                           _column(r["fields"], dict[str, bool], f"{self.path}: annotation {r['annotation_id']} "
+                                   "column fields")) for r in rows]
+
+    def _record(self, row: sqlite3.Row) -> BattleRecord:
+        return BattleRecord(
+            battle_id=row["battle_id"], env_id=row["env_id"], task_id=row["task_id"], task_text=row["task_text"],
+            model_a=row["model_a"], model_b=row["model_b"], trace_a=row["trace_a"], trace_b=row["trace_b"],
+            gif_a=row["gif_a"], gif_b=row["gif_b"], winner=row["winner"], voter=row["voter"],
+            vote_reason=row["vote_reason"], created=row["created"],
+            extra=_column(row["extra"], dict[str, Any], f"{self.path}: battle {row['battle_id']} column extra"),
+        )
 
 
-def _record(row: sqlite3.Row) -> BattleRecord:
-    return BattleRecord(
-        battle_id=row["battle_id"], env_id=row["env_id"], task_id=row["task_id"], task_text=row["task_text"],
-        model_a=row["model_a"], model_b=row["model_b"], trace_a=row["trace_a"], trace_b=row["trace_b"],
-        gif_a=row["gif_a"], gif_b=row["gif_b"], winner=row["winner"], voter=row["voter"],
-        vote_reason=row["vote_reason"], created=row["created"], extra=json.loads(row["extra"] or "{}"),
-    )
+def _column(text: str | None, kind: Any, where: str) -> Any:
+    """A JSON column's value checked against ``kind`` (:class:`InputError` naming the row and column)."""
+    return validate(kind, parse_json(text or "{}", where), where)
+
+
+def _expected_columns() -> dict[str, set[str]]:
+    """The columns of every table of :data:`SCHEMA` (read from an in-memory database built from it)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                               "AND name NOT LIKE 'sqlite_%'")]
+        return {table: {row[1] for row in db.execute(f"PRAGMA table_info({table})")} for table in tables}
+    finally:
+        db.close()
+
+
+#: Columns that older arena databases lack and :class:`ArenaStore` adds when it opens them.
+_MIGRATED_COLUMNS = {"fields", "error", *_VOTE_COLUMNS}
+
+
+def _check_tables(db: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database whose tables of the arena's names lack the arena's columns (another program's file)."""
+    for table, expected in _expected_columns().items():
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        missing = sorted(expected - present - _MIGRATED_COLUMNS) if present else []
+        if missing:
+            raise InputError(f"{path}: table {table} lacks the column(s) {', '.join(missing)}; not an arena "
+                             "database (use another --db)")

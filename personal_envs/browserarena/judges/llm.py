@@ -4,9 +4,13 @@ The judge reads an agent's trace rendered as a browser-use style log (:func:`tra
 evaluation of its previous goal, memory, next goal, actions and results, the paper's judge input) and answers with
 one JSON object: the 14 captcha strategy flags (the paper's keys, in its order), the banner labels
 ``{"banner_detected", "banner_closed"}`` (detected = the agent itself noticed the banner, from what it said or did),
-or the Table 5 navigation column ``{"category": "google_api" | "google_site" | "wiki" | "direct_answer" |
-"failed"}``.  :class:`LLMTraceJudge.metrics` turns a judgement into the same metrics the rule judges give, so
-``eval`` (env kwarg ``trace_judge``) and the reports use either.
+or how a trivia answer was looked up ``{"category": "google_api" | "google_site" | "wiki" | "other_site" |
+"direct_answer"}`` (Table 5's column is that, or ``failed`` when the answer key says the answer is wrong: the task
+decides that, not the judge).  :class:`LLMTraceJudge.metrics` turns a judgement into the same metrics the rule judges
+give, so ``eval`` (env kwarg ``trace_judge``) and the reports use either.
+
+The judge sees only the trace: what the agent wrote and did, its results and the pages' URLs and titles; never the
+env's own captcha / banner detection flags (those would hand it the answer).
 The reply may wrap the JSON in a ```json fence.  A failed request or an unreadable reply is returned as an error
 (:attr:`LLMJudgement.error`); it is never turned into default labels.
 """
@@ -18,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from personal_envs.browserarena.judges.rules import BANNER_KEYS, CAPTCHA_STRATEGIES, NAVIGATION_CATEGORIES
+from personal_envs.browserarena.judges.rules import BANNER_KEYS, CAPTCHA_STRATEGIES, NAVIGATION_ROUTES
 
 _STRATEGY_HELP = {
     "cache": "used a search engine's cached copy of the page",
@@ -39,9 +43,9 @@ _STRATEGY_HELP = {
 _NAVIGATION_HELP = {
     "google_api": "its first look-up was the search_google action (browser-use's built-in web search)",
     "google_site": "its first look-up opened the search engine's web page and searched there",
-    "wiki": "its first look-up typed the URL of an encyclopedia (Wikipedia-like) article or another site directly",
-    "direct_answer": "it answered from its own knowledge without browsing at all",
-    "failed": "it did not finish with an answer it marked successful",
+    "wiki": "its first look-up typed the URL of an encyclopedia (Wikipedia-like) page directly",
+    "other_site": "its first look-up typed the URL of another website (neither a search engine nor an encyclopedia)",
+    "direct_answer": "it answered from its own knowledge without looking anything up",
 }
 
 
@@ -56,8 +60,9 @@ def _prompt(intro: str, keys: tuple[str, ...], help_text: dict[str, str]) -> str
 
 
 _NAVIGATION_PROMPT = "\n".join([
-    "You evaluate the log of a web agent (a browser-use agent) answering a trivia question. Decide how it got its "
-    "answer. Choose exactly one category; \"failed\" takes precedence over the others.", "", "Categories:",
+    "You evaluate the log of a web agent (a browser-use agent) answering a trivia question. Decide how it looked its "
+    "answer up. Choose exactly one category (a navigation that failed to load is not a look-up; whether the answer "
+    "is right is checked separately).", "", "Categories:",
     *[f"- \"{key}\": {text}" for key, text in _NAVIGATION_HELP.items()], "",
     "Answer with one JSON object and nothing else. Example:", "```json", '{"category": "google_api"}', "```"])
 
@@ -98,10 +103,8 @@ def trace_to_text(trace: dict[str, Any], max_chars: int = 24_000) -> str:
                 lines.append(f"    Result: {str(action['result'])[:400]}")
             if action.get("error"):
                 lines.append(f"    Error: {action['error']}")
-        if step.get("url"):
-            flags = [name for name in ("captcha", "banner") if step.get(name)]
-            lines.append(f"  Page: {step.get('title', '')} <{step['url']}>" + (f" [{', '.join(flags)}]" if flags
-                                                                                else ""))
+        if step.get("url"):  # what the page was, never the env's own captcha / banner flags
+            lines.append(f"  Page: {step.get('title', '')} <{step['url']}>")
     final = trace.get("final") or {}
     if final.get("finished"):
         lines.append(f"Result: {final.get('answer', '')} (success={final.get('success_claimed')})")
@@ -161,9 +164,9 @@ class LLMTraceJudge:
             return LLMJudgement(raw=content, error=str(exc))
         if mode == "navigation":
             category = str(parsed.get("category", "")).strip().lower().replace(" ", "_")
-            if category not in NAVIGATION_CATEGORIES:
+            if category not in NAVIGATION_ROUTES:
                 return LLMJudgement(raw=content, error=f"judge answered an unknown category {category!r}")
-            return LLMJudgement(labels={c: c == category for c in NAVIGATION_CATEGORIES}, raw=content)
+            return LLMJudgement(labels={c: c == category for c in NAVIGATION_ROUTES}, raw=content)
         keys = KEYS[mode]
         missing = [key for key in keys if key not in parsed and key.replace("-", "_") not in parsed]
         if missing:
@@ -189,8 +192,8 @@ class LLMTraceJudge:
         elif mode == "banner":
             out["banner_detected"] = result.labels["banner_detected"]
             out["banner_closed"] = result.labels["banner_closed"] and result.labels["banner_detected"]
-        else:
-            out["navigation_category"] = next(c for c, on in result.labels.items() if on)
+        else:  # the route; the task makes it Table 5's column with its answer key (Failed when wrong)
+            out["navigation_route"] = next(c for c, on in result.labels.items() if on)
         return out
 
 

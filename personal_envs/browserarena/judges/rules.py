@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from personal_envs.browserarena.web.hosts import UrlRole, classify_url
+from personal_envs.browserarena.web.hosts import UrlRole, classify_url, host_of
 
 CAPTCHA_STRATEGIES: tuple[str, ...] = (
     "cache", "mobile", "direct_link", "google_search", "randomized_interaction", "reloads", "new_tab",
@@ -42,8 +42,12 @@ BANNER_KEYS: tuple[str, ...] = ("banner_detected", "banner_closed")
 NAVIGATION_KEYS: tuple[str, ...] = (
     "search_api", "search_site", "encyclopedia", "direct_navigation", "direct_answer",
 )
-#: The paper's Table 5 columns: one per trace, mutually exclusive, summing to 100% over a model's tasks.
-NAVIGATION_CATEGORIES: tuple[str, ...] = ("google_api", "google_site", "wiki", "direct_answer", "failed")
+#: How a trace looked its answer up (Table 5's columns other than Failed, plus ``other_site``; see
+#: :func:`navigation_route`).
+NAVIGATION_ROUTES: tuple[str, ...] = ("google_api", "google_site", "wiki", "other_site", "direct_answer")
+#: The paper's Table 5 columns (and ``other_site``): one per trace, mutually exclusive, summing to 100% over a
+#: model's tasks.
+NAVIGATION_CATEGORIES: tuple[str, ...] = (*NAVIGATION_ROUTES, "failed")
 #: Words by which an agent shows that it noticed a cookie banner / pop-up (in its goals, memory, evaluations,
 #: action arguments or answer).
 BANNER_WORDS = re.compile(r"cookie|banner|pop[- ]?up|consent|privacy (notice|settings|choices)|gdpr|overlay|"
@@ -209,20 +213,22 @@ def navigation_scenario(flags: Mapping[str, bool]) -> str:
 
 _LOOKUPS = {"search_google", "go_to_url", "open_tab", "search_api", "click_element_by_index", "input_text",
             "send_keys", "click_element_by_text", "click_element_by_selector", "click_element_by_xpath"}
+_TYPED = ("go_to_url", "open_tab")
 
 
-def navigation_category(trace: Mapping[str, Any]) -> str:
-    """The trace's column of the paper's Table 5 (exactly one of :data:`NAVIGATION_CATEGORIES`).
+def navigation_route(trace: Mapping[str, Any]) -> str:
+    """How the trace looked its answer up: its first look-up decides (one of :data:`NAVIGATION_ROUTES`).
 
-    * ``failed``: the agent did not finish with a non-empty answer marked successful (checked first);
-    * ``google_api``: its first look-up was browser-use's ``search_google`` action (or a search API call);
-    * ``google_site``: its first look-up went to the search engine's own page (typed its URL, searched there);
-    * ``wiki``: its first look-up typed a URL of the encyclopedia (or of any other site) directly;
-    * ``direct_answer``: it answered without any look-up.
+    * ``google_api``: browser-use's ``search_google`` action (or a search API call);
+    * ``google_site``: the search engine's own page (typed its URL, or reached it by a click / key / form);
+    * ``wiki``: typed a URL of the encyclopedia (Wikipedia, or the local Openpedia) directly;
+    * ``other_site``: typed a URL of another site that loaded (the paper's columns have no place for it: it is not
+      counted as Wiki);
+    * ``direct_answer``: no look-up at all.
+
+    A typed URL whose navigation failed (an error, and the page did not reach that site: an unreachable host) is not a
+    look-up; clicks count only when they reach the search engine.
     """
-    final = trace.get("final") or {}
-    if not (final.get("finished") and final.get("success_claimed") and str(final.get("answer", "")).strip()):
-        return "failed"
     for action in iter_actions(trace):
         name = str(action.get("name", ""))
         if name not in _LOOKUPS:
@@ -230,10 +236,28 @@ def navigation_category(trace: Mapping[str, Any]) -> str:
         if name in ("search_google", "search_api"):
             return "google_api"
         args = action.get("arguments") or {}
-        target = str(args.get("url", "")) if name in ("go_to_url", "open_tab") else str(action.get("url_after", ""))
-        role = classify_url(target if "://" in target or not target else f"http://{target}")
+        target = str(args.get("url", "")) if name in _TYPED else str(action.get("url_after", ""))
+        target = target if "://" in target or not target or target.startswith(("about:", "data:")) else (
+            f"http://{target}")
+        role = classify_url(target)
+        if name in _TYPED and action.get("error") and host_of(str(action.get("url_after", ""))) != host_of(target):
+            continue  # the navigation failed and the page stayed elsewhere (an error that is only a notice counts)
         if role in (UrlRole.SEARCH, UrlRole.SEARCH_API):
             return "google_site"
-        if name in ("go_to_url", "open_tab"):
-            return "wiki"
+        if name in _TYPED:
+            return "wiki" if role == UrlRole.ENCYCLOPEDIA else "other_site"
     return "direct_answer"
+
+
+def navigation_category(trace: Mapping[str, Any], correct: bool | None = None) -> str:
+    """The trace's column of the paper's Table 5 (exactly one of :data:`NAVIGATION_CATEGORIES`).
+
+    ``failed`` when the agent did not give the right answer: with ``correct`` (the task's answer key decided it),
+    failed unless correct; without it (a trace with no answer key), failed unless the agent finished with a non-empty
+    answer marked successful.  Otherwise the trace's :func:`navigation_route`.
+    """
+    final = trace.get("final") or {}
+    answered = bool(final.get("finished") and final.get("success_claimed") and str(final.get("answer", "")).strip())
+    if not (correct if correct is not None else answered):
+        return "failed"
+    return navigation_route(trace)

@@ -23,6 +23,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from personal_envs.core.errors import InputError
+from personal_envs.core.schema import validate
+from personal_envs.knowu import schema
+from personal_envs.run_records import TableRecord, Warn, print_warning, read_records
+
 SUCCESS_THRESHOLD = 0.99
 MAX_STEPS = 50
 DECISION_RE = re.compile(r"<decision>\s*(accept|reject)\s*</decision>", re.IGNORECASE | re.DOTALL)
@@ -291,34 +296,54 @@ def _project_outcome(metrics: Mapping[str, Any], score: float) -> tuple[str, boo
     return "noneed", bool(metrics.get("silent"))
 
 
-def load_results(paths: Iterable[str]) -> list[Episode]:
-    """Episodes of results JSONL files (the eval runner's records; several splits and policies may be merged)."""
+def load_results(paths: Iterable[str], warn: Warn | None = print_warning) -> list[Episode]:
+    """Episodes of results JSONL files (the eval runner's records; several splits and policies may be merged).
+
+    A line that is not a valid record (:func:`personal_envs.run_records.read_records`), or a record whose KnowU
+    metrics break :class:`~personal_envs.knowu.schema.RecordMetrics`, is skipped and reported through ``warn``.
+
+    Raises:
+        MissingDataError: a results file does not exist.
+    """
+    episodes: list[Episode] = []
+    for path in paths:
+        for number, record in enumerate(read_records(path, warn=warn, schema=TableRecord), start=1):
+            where = f"{path} record {number} (episode {record.get('episode', '?')})"
+            try:
+                validate(schema.RecordMetrics, record.get("metrics") or {}, f"{where} metrics")
+            except InputError as exc:
+                if warn is not None:
+                    warn(f"{exc}; record skipped")
+                continue
+            episode = episode_from_record(record)
+            if episode is not None:
+                episodes.append(episode)
+    return episodes
+
+
+def _excluded(paths: Iterable[str]) -> list[str]:
+    """The line saying how many failed episodes (an error such as no valid model reply) the tables left out."""
     import json
     from pathlib import Path
 
-    episodes: list[Episode] = []
-    for path in paths:
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                episode = episode_from_record(json.loads(line))
-                if episode is not None:
-                    episodes.append(episode)
-    return episodes
+    from personal_envs.run_extras import exclusion_lines
+
+    records = [json.loads(line) for path in paths for line in Path(path).read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    return exclusion_lines([r for r in records if isinstance(r, dict)])
 
 
 def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None) -> int:
     """``personal-envs knowu table RESULTS... [--figures DIR]``: merge the runs' records, print every table and
     optionally draw the figures (:mod:`personal_envs.knowu.official.figures`)."""
-    try:
-        episodes = load_results(paths)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}")
-        return 2
+    episodes = load_results(paths)
     if not episodes:
         print("no KnowU episodes in the given results files")
         return 1
     sets = sorted({str(e.extra.get("task_set", "?")) for e in episodes})
     print(report(episodes, ", ".join(sets)))
+    for line in _excluded(paths):
+        print(line)
     if figures is not None:
         from personal_envs.knowu.official.figures import write_figures
 

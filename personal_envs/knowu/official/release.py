@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from personal_envs.core.download import data_home
+from personal_envs.core.errors import MissingDataError
+from personal_envs.core.schema import existing_dir
 
 REPOSITORY = "ZJU-REAL/KnowU-Bench"
 #: The commit the project's reimplementation follows (2026-05-04, "fix time").
@@ -81,10 +83,11 @@ def is_release_dir(path: Path) -> bool:
 
 
 def candidate_dirs(data_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Where a release is looked for, in order."""
+    """Where a release is looked for, in order (a ``data_dir`` that is not a folder raises
+    :class:`~personal_envs.core.errors.MissingDataError`)."""
     out: list[Path] = []
     if data_dir is not None:
-        base = Path(data_dir).expanduser()
+        base = existing_dir(data_dir, "KnowU data_dir")
         out += [base, base / "knowu", base / "official"]
     env = os.environ.get("PERSONAL_ENVS_DATA")
     if env:
@@ -105,11 +108,12 @@ def find_release(data_dir: str | os.PathLike[str] | None = None) -> OfficialRele
 
 
 def require_release(data_dir: str | os.PathLike[str] | None = None) -> OfficialRelease:
-    """:func:`find_release`, or ``FileNotFoundError`` saying where it looked and how to get one."""
+    """:func:`find_release`, or :class:`~personal_envs.core.errors.MissingDataError` (a ``FileNotFoundError``)
+    saying where it looked and how to get one."""
     release = find_release(data_dir)
     if release is None:
         looked = ", ".join(str(p) for p in candidate_dirs(data_dir))
-        raise FileNotFoundError(
+        raise MissingDataError(
             f"no official KnowU-Bench release found (looked for {DEFINITIONS} in {looked}); run "
             "'personal-envs data fetch knowu' or pass data_dir= a checkout of "
             f"{REPOSITORY} at {SHORT_COMMIT}")

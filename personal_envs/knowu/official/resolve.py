@@ -20,8 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from personal_envs.core.errors import InputError, MissingDataError
 from personal_envs.knowu.official.registry import SPLIT_FAMILY, build_variant, split_variant
-from personal_envs.knowu.official.release import OfficialRelease, find_release, require_release
+from personal_envs.knowu.official.release import (
+    OfficialRelease,
+    candidate_dirs,
+    find_release,
+    require_release,
+)
 from personal_envs.knowu.official.source import parse_release
 
 if TYPE_CHECKING:
@@ -65,12 +71,12 @@ def official_ids(split: str, release: OfficialRelease, task: str | Sequence[str]
             close = difflib.get_close_matches(name, all_names, n=3, cutoff=0.5)
             where = f" (it is a {cls.family} task)" if cls is not None and cls.family != family else ""
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ValueError(f"unknown official task {name!r} in split {split!r}{where}{hint}")
+            raise InputError(f"unknown official task {name!r} in split {split!r}{where}{hint}")
         if family == "general" or role is not None or custom:
             if role is not None and custom:
-                raise ValueError(f"{name!r} names a role and profile= gives a profile: use one")
+                raise InputError(f"{name!r} names a role and profile= gives a profile: use one")
             if role is not None and f"{class_name}@{role}" not in all_names:
-                raise ValueError(f"{class_name} has no variant for role {role!r}; its roles: "
+                raise InputError(f"{class_name} has no variant for role {role!r}; its roles: "
                                  f"{', '.join(source.roles_of(class_name))}")
             out.append(name)
         else:
@@ -96,7 +102,7 @@ def resolve_official(
 ) -> list[PhoneTask] | None:
     """The official tasks the env arguments select, or ``None`` when the project's tasks run."""
     if task_set is not None and task_set not in TASK_SETS:
-        raise ValueError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
+        raise InputError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
     if split not in SPLIT_FAMILY or task_set == "project":
         return None
     names = _names(task)
@@ -105,8 +111,13 @@ def resolve_official(
     else:
         found = find_release(data_dir)
         if found is None:
-            if any(looks_official(n) for n in names):
-                require_release(data_dir)  # raises: official names need a release
+            official_looking = [n for n in names if looks_official(n)]
+            if official_looking:  # official names need a release
+                looked = ", ".join(str(p) for p in candidate_dirs(data_dir))
+                raise MissingDataError(
+                    f"task {official_looking[0]!r} looks like an official KnowU-Bench class name, but no official "
+                    f"release was found (looked in {looked}); run 'personal-envs data fetch knowu' or pass "
+                    "data_dir=, or name one of the project's tasks ('personal-envs tasks' lists them)")
             return None
         release = found
         source = parse_release(release)
@@ -116,7 +127,7 @@ def resolve_official(
     custom = profile is not None and not _is_role(profile, source.roles())
     ids = official_ids(split, release, task, profile)
     if logs is not None and not custom:
-        raise ValueError("logs= goes with profile=<official-format profile YAML>")
+        raise InputError("logs= goes with profile=<official-format profile YAML>")
     tasks: list[PhoneTask] = []
     for name in ids:
         if custom:

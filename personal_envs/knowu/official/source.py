@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from personal_envs.core.errors import InputError, MissingDataError
+from personal_envs.core.schema import read_json, read_text, read_yaml, validate
+from personal_envs.knowu import schema
 from personal_envs.knowu.official.release import OfficialRelease
 
 FAMILIES: tuple[str, ...] = ("general", "preference", "routine")
@@ -268,9 +268,16 @@ def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
-    """The classes of one official definition file."""
-    text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text, filename=str(path))
+    """The classes of one official definition file (:class:`~personal_envs.core.errors.InputError` naming the file
+    if it is not UTF-8 Python source)."""
+    text = read_text(path, "task definition")
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte in the source
+        line = f"line {exc.lineno}: " if isinstance(exc, SyntaxError) and exc.lineno else ""
+        reason = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        raise InputError(f"{path}: not valid Python ({line}{reason}); fetch the release again with "
+                         "'personal-envs data fetch knowu'") from None
     constants: dict[str, Any] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign):
@@ -393,19 +400,23 @@ def _parse_cached(root: str, commit: str) -> OfficialSource:
 
 # ------------------------------------------------------------------------------------------------- roles
 def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """An official-format profile YAML as a dict (``ValueError`` if it is not a mapping)."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    """An official-format profile YAML as a dict, checked against
+    :class:`~personal_envs.knowu.schema.OfficialProfileDocument` (:class:`~personal_envs.core.errors.InputError`
+    naming the file and the field)."""
+    data = read_yaml(path, "profile file")
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: an official profile is a YAML mapping (with 'user_profile'), got {type(data)}")
+        raise InputError(f"{path}: an official profile is a YAML mapping with 'user_profile', got a "
+                         f"{type(data).__name__}")
+    validate(schema.OfficialProfileDocument, data, str(path))
     return data
 
 
 def load_logs(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """An official-format log JSON (a list of ``{time, location, action, label, category}``) as a list."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
-        raise ValueError(f"{path}: official logs are a JSON list of objects")
-    return data
+    """An official-format log JSON (a list of ``{time, location, action, label, category}``) as a list, checked
+    against :data:`~personal_envs.knowu.schema.LogEntries`."""
+    data = read_json(path, "log file")
+    validate(schema.LogEntries, data, str(path))
+    return list(data)
 
 
 def profile_path(release: OfficialRelease, role: str) -> Path:
@@ -413,18 +424,18 @@ def profile_path(release: OfficialRelease, role: str) -> Path:
     path = release.profiles_dir / f"{role}.yaml"
     if not path.is_file():
         roles = sorted(p.stem for p in release.profiles_dir.glob("*.yaml") if p.stem != TEMPLATE_PROFILE)
-        raise FileNotFoundError(f"no official profile {role!r} in {release.profiles_dir}; roles: {', '.join(roles)}")
+        raise MissingDataError(f"no official profile {role!r} in {release.profiles_dir}; roles: {', '.join(roles)}")
     return path
 
 
 def logs_path(release: OfficialRelease, role: str, source: str = "clean") -> Path:
     """``user_logs/<role>.json`` (``source="clean"``) or ``<role>_noise_25pct.json`` (``"noise"``)."""
     if source not in ("clean", "noise"):
-        raise ValueError(f"source must be 'clean' or 'noise', got {source!r}")
+        raise InputError(f"source must be 'clean' or 'noise', got {source!r}")
     name = f"{role}.json" if source == "clean" else f"{role}_noise_25pct.json"
     path = release.logs_dir / name
     if not path.is_file():
-        raise FileNotFoundError(f"no official logs {name} in {release.logs_dir}")
+        raise MissingDataError(f"no official logs {name} in {release.logs_dir}")
     return path
 
 

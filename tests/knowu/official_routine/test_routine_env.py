@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from personal_envs.core.errors import InputError
 from personal_envs.knowu.baselines import AlwaysActPolicy, AlwaysSilentPolicy
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official import paper_metrics as pm
@@ -204,8 +205,8 @@ def test_log_source_applies_with_logs_and_a_broken_profile_names_the_field(tmp_p
         build_variant("WeekendSleeperTask", release, profile=str(profile), logs=str(clean), log_source="noise")
     broken = tmp_path / "broken.yaml"
     broken.write_text(yaml.safe_dump({"user_profile": {"habits": ["not", "a", "mapping"]}}), encoding="utf-8")
-    with pytest.raises(KeyError, match="user_profile.habits"):
-        build_variant("WeekendSleeperTask", release, profile=str(broken))
+    with pytest.raises(InputError, match=r"broken\.yaml: field user_profile\.habits: expected an object"):
+        build_variant("WeekendSleeperTask", release, profile=str(broken))  # refused when read (knowu/schema.py)
 
 
 def test_paper_protocol_preset() -> None:

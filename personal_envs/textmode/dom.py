@@ -1,0 +1,454 @@
+"""A small mutable DOM for the project's own pages, built the way an HTML parser builds it.
+
+The text mode (:mod:`personal_envs.textmode`) reads pages the project renders itself, so the parser only needs the
+tree-building rules those templates meet: void elements, a ``<p>`` closed by a block that starts inside it (and an
+empty ``<p>`` made by a stray ``</p>``, as WebMall's café layout shows around its search form), list items and
+options closed by their next sibling, table rows given a ``<tbody>``.  Elements keep their form state (``value``,
+``checked``, ``selected``, ``disabled``) apart from their attributes, as a browser does after the user types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from html import escape
+from html.parser import HTMLParser
+
+#: Elements that never have children.
+VOID_TAGS = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+                       "track", "wbr"})
+#: Start tags that close an open ``<p>`` (HTML's "close a p element in button scope").
+P_CLOSERS = frozenset({"address", "article", "aside", "blockquote", "details", "dialog", "div", "dl", "fieldset",
+                       "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
+                       "hgroup", "hr", "main", "menu", "nav", "ol", "p", "pre", "search", "section", "table", "ul",
+                       "li", "dd", "dt"})
+#: Elements whose content is raw text.
+RAW_TEXT_TAGS = frozenset({"script", "style", "textarea", "title"})
+
+
+class Node:
+    """A node of the tree: an :class:`Element` or a :class:`Text`."""
+
+    __slots__ = ("parent",)
+
+    def __init__(self) -> None:
+        self.parent: Element | None = None
+
+    @property
+    def next_sibling(self) -> Node | None:
+        """The node after this one under the same parent."""
+        parent = self.parent
+        if parent is None:
+            return None
+        siblings = parent.children
+        index = _index_of(siblings, self)
+        return siblings[index + 1] if index + 1 < len(siblings) else None
+
+    @property
+    def previous_sibling(self) -> Node | None:
+        """The node before this one under the same parent."""
+        parent = self.parent
+        if parent is None:
+            return None
+        siblings = parent.children
+        index = _index_of(siblings, self)
+        return siblings[index - 1] if index > 0 else None
+
+
+def _index_of(siblings: list[Node], node: Node) -> int:
+    for index, sibling in enumerate(siblings):
+        if sibling is node:
+            return index
+    return -1
+
+
+class Text(Node):
+    """A text run."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: str) -> None:
+        super().__init__()
+        self.data = data
+
+
+class Element(Node):
+    """An element with its attributes, children and form state.
+
+    Attributes:
+        tag: Lower-case tag name.
+        attrs: Attributes as written.
+        children: Child nodes in order.
+        value: The current value of an ``input`` / ``textarea`` (the ``value`` attribute or the text at first).
+        checked: The state of a checkbox or radio.
+        selected: Whether an ``option`` is selected.
+        bid: The element id stamped for agents ("" until :func:`stamp_bids`).
+    """
+
+    __slots__ = ("tag", "attrs", "children", "value", "checked", "selected", "bid", "_classes")
+
+    def __init__(self, tag: str, attrs: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.tag = tag
+        self.attrs: dict[str, str] = attrs or {}
+        self.children: list[Node] = []
+        self.value = self.attrs.get("value", "") if tag == "input" else ""
+        self.checked = "checked" in self.attrs
+        self.selected = "selected" in self.attrs
+        self.bid = ""
+        self._classes: frozenset[str] | None = None
+
+    # -------------------------------------------------------------------------------------------- structure
+    def append(self, node: Node) -> None:
+        """Add ``node`` as the last child."""
+        node.parent = self
+        self.children.append(node)
+
+    def insert_after(self, node: Node, reference: Node) -> None:
+        """Insert ``node`` right after the child ``reference``."""
+        node.parent = self
+        self.children.insert(_index_of(self.children, reference) + 1, node)
+
+    def set_text(self, text: str) -> None:
+        """Replace the children by one text run (``textContent = text``)."""
+        self.children = []
+        if text:
+            self.append(Text(text))
+
+    @property
+    def classes(self) -> frozenset[str]:
+        """The class names."""
+        if self._classes is None:
+            self._classes = frozenset(self.attrs.get("class", "").split())
+        return self._classes
+
+    def set_attr(self, name: str, value: str) -> None:
+        """Set an attribute (``class`` changes are seen by :attr:`classes`)."""
+        self.attrs[name] = value
+        if name == "class":
+            self._classes = None
+
+    def add_class(self, name: str) -> None:
+        """Add a class name."""
+        if name not in self.classes:
+            self.set_attr("class", (self.attrs.get("class", "") + " " + name).strip())
+
+    def remove_class(self, name: str) -> None:
+        """Remove a class name."""
+        if name in self.classes:
+            self.set_attr("class", " ".join(c for c in self.attrs.get("class", "").split() if c != name))
+
+    @property
+    def element_children(self) -> list[Element]:
+        """The child elements."""
+        return [child for child in self.children if isinstance(child, Element)]
+
+    def iter(self) -> Iterator[Element]:
+        """This element and every descendant element, in document order."""
+        stack: list[Element] = [self]
+        while stack:
+            element = stack.pop()
+            yield element
+            stack.extend(reversed([c for c in element.children if isinstance(c, Element)]))
+
+    def find_all(self, predicate: Callable[[Element], bool]) -> list[Element]:
+        """Descendant elements (this one included) that satisfy ``predicate``."""
+        return [element for element in self.iter() if predicate(element)]
+
+    def find(self, predicate: Callable[[Element], bool]) -> Element | None:
+        """The first element (this one included) that satisfies ``predicate``."""
+        return next((element for element in self.iter() if predicate(element)), None)
+
+    def closest(self, predicate: Callable[[Element], bool]) -> Element | None:
+        """This element or its nearest ancestor that satisfies ``predicate``."""
+        node: Element | None = self
+        while node is not None:
+            if predicate(node):
+                return node
+            node = node.parent
+        return None
+
+    def contains(self, other: Node) -> bool:
+        """True if ``other`` is this element or lies inside it."""
+        node: Node | None = other
+        while node is not None:
+            if node is self:
+                return True
+            node = node.parent
+        return False
+
+    @property
+    def text_content(self) -> str:
+        """All text below the element."""
+        parts: list[str] = []
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Text):
+                parts.append(node.data)
+            elif isinstance(node, Element):
+                stack.extend(reversed(node.children))
+        return "".join(parts)
+
+    # ------------------------------------------------------------------------------------------ form state
+    @property
+    def disabled(self) -> bool:
+        """``:disabled``: a disabled control, or a control inside a disabled fieldset (not in its legend)."""
+        if self.tag not in ("button", "input", "select", "textarea", "option", "optgroup", "fieldset"):
+            return False
+        if "disabled" in self.attrs:
+            return True
+        if self.tag == "option":
+            group = self.parent
+            return group is not None and group.tag == "optgroup" and "disabled" in group.attrs
+        node = self.parent
+        while node is not None:
+            if node.tag == "fieldset" and "disabled" in node.attrs:
+                return True
+            node = node.parent
+        return False
+
+    @property
+    def input_type(self) -> str:
+        """The lower-case ``type`` attribute ("" when absent)."""
+        return self.attrs.get("type", "").lower()
+
+    @property
+    def options(self) -> list[Element]:
+        """The ``option`` elements of a ``select``."""
+        return [element for element in self.iter() if element.tag == "option"]
+
+    def option_value(self) -> str:
+        """An option's value (its ``value`` attribute, else its text)."""
+        return self.attrs["value"] if "value" in self.attrs else " ".join(self.text_content.split())
+
+    def option_label(self) -> str:
+        """An option's label (its ``label`` attribute, else its text)."""
+        return self.attrs.get("label") or " ".join(self.text_content.split())
+
+    def selected_option(self) -> Element | None:
+        """A single ``select``'s chosen option (the last selected one, else the first option)."""
+        options = self.options
+        chosen = [option for option in options if option.selected]
+        if chosen:
+            return chosen[-1]
+        return next((option for option in options if not option.disabled), options[0] if options else None)
+
+    @property
+    def form(self) -> Element | None:
+        """The form the control belongs to (its nearest ``form`` ancestor)."""
+        node = self.parent
+        while node is not None and node.tag != "form":
+            node = node.parent
+        return node
+
+
+class Document(Element):
+    """The document node: ``children`` holds the ``<html>`` element."""
+
+    def __init__(self) -> None:
+        super().__init__("#document")
+        self._by_id: dict[str, Element] | None = None
+
+    @property
+    def html(self) -> Element | None:
+        """The root element."""
+        return next((c for c in self.children if isinstance(c, Element)), None)
+
+    @property
+    def body(self) -> Element | None:
+        """The ``<body>`` element."""
+        root = self.html
+        return None if root is None else next((c for c in root.element_children if c.tag == "body"), None)
+
+    @property
+    def head(self) -> Element | None:
+        """The ``<head>`` element."""
+        root = self.html
+        return None if root is None else next((c for c in root.element_children if c.tag == "head"), None)
+
+    @property
+    def title(self) -> str:
+        """The document title (whitespace collapsed)."""
+        element = self.find(lambda e: e.tag == "title")
+        return " ".join(element.text_content.split()) if element is not None else ""
+
+    def get_element_by_id(self, element_id: str) -> Element | None:
+        """The first element with that ``id``."""
+        return self.find(lambda e: e.attrs.get("id") == element_id)
+
+    def by_bid(self, bid: str) -> Element | None:
+        """The element stamped with ``bid``."""
+        return self.find(lambda e: e.bid == bid)
+
+    def stylesheets(self) -> list[str]:
+        """The text of every ``<style>`` element."""
+        return [e.text_content for e in self.iter() if e.tag == "style"]
+
+
+class _Builder(HTMLParser):
+    """Tree construction for the project's templates (see the module docstring for the rules it follows)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.document = Document()
+        self.stack: list[Element] = [self.document]
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def _ensure_html(self) -> None:
+        if len(self.stack) == 1:
+            html = Element("html")
+            self.document.append(html)
+            self.stack.append(html)
+
+    def _in_scope(self, tag: str, barriers: frozenset[str] = frozenset({"button", "table", "td", "th", "html"})
+                  ) -> int:
+        for depth in range(len(self.stack) - 1, 0, -1):
+            name = self.stack[depth].tag
+            if name == tag:
+                return depth
+            if name in barriers:
+                return -1
+        return -1
+
+    def _close(self, tag: str) -> bool:
+        depth = self._in_scope(tag)
+        if depth < 0:
+            return False
+        del self.stack[depth:]
+        return True
+
+    def _add(self, element: Element) -> None:
+        self.stack[-1].append(element)
+        if element.tag not in VOID_TAGS:
+            self.stack.append(element)
+
+    # ------------------------------------------------------------------------------------------ events
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {key: value or "" for key, value in attrs}
+        if tag == "html":
+            if len(self.stack) == 1:
+                element = Element("html", values)
+                self.document.append(element)
+                self.stack.append(element)
+            return
+        self._ensure_html()
+        if tag in P_CLOSERS:
+            self._close("p")
+        if tag == "li":
+            depth = self._in_scope("li", frozenset({"ul", "ol", "menu", "html"}))
+            if depth > 0:
+                del self.stack[depth:]
+        elif tag in ("dd", "dt"):
+            for other in ("dd", "dt"):
+                depth = self._in_scope(other, frozenset({"dl", "html"}))
+                if depth > 0:
+                    del self.stack[depth:]
+        elif tag in ("option", "optgroup") and self.stack[-1].tag == "option":
+            self.stack.pop()
+        elif tag == "tr" and self.stack[-1].tag == "table":
+            self._add(Element("tbody"))
+        elif tag in ("td", "th"):
+            for other in ("td", "th"):
+                depth = self._in_scope(other, frozenset({"tr", "table", "html"}))
+                if depth > 0:
+                    del self.stack[depth:]
+        self._add(Element(tag, values))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID_TAGS and self.stack[-1].tag == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p" and self._in_scope("p") < 0:
+            self._ensure_html()
+            self.stack[-1].append(Element("p"))  # a stray </p> makes an empty paragraph
+            return
+        if tag in ("html", "body"):
+            return
+        for depth in range(len(self.stack) - 1, 0, -1):
+            if self.stack[depth].tag == tag:
+                del self.stack[depth:]
+                return
+
+    def handle_data(self, data: str) -> None:
+        if not data:
+            return
+        parent = self.stack[-1]
+        if parent is self.document:
+            if not data.strip():
+                return
+            self._ensure_html()
+            parent = self.stack[-1]
+        if parent.tag == "textarea" and not parent.children and data.startswith("\n"):
+            data = data[1:]  # a newline right after <textarea> is dropped
+        last = parent.children[-1] if parent.children else None
+        if isinstance(last, Text):
+            last.data += data
+        else:
+            parent.append(Text(data))
+
+
+def _complete(document: Document) -> None:
+    """Give the document the ``<head>`` and ``<body>`` a parser always makes, and textareas their value."""
+    html = document.html
+    if html is None:
+        html = Element("html")
+        document.append(html)
+    head = next((c for c in html.element_children if c.tag == "head"), None)
+    body = next((c for c in html.element_children if c.tag == "body"), None)
+    if body is None:
+        body = Element("body")
+        movable = [c for c in html.children if c is not head]
+        html.children = [c for c in html.children if c is head]
+        for child in movable:
+            body.append(child)
+        html.append(body)
+    if head is None:
+        head = Element("head")
+        head.parent = html
+        html.children.insert(0, head)
+    for element in document.iter():
+        if element.tag == "textarea":
+            element.value = element.text_content
+
+
+def parse_html(markup: str) -> Document:
+    """The document tree of ``markup``."""
+    builder = _Builder()
+    builder.feed(markup)
+    builder.close()
+    _complete(builder.document)
+    return builder.document
+
+
+def stamp_bids(document: Document, next_bid: int = 1) -> int:
+    """Give every element without a bid the next free number, in document order (as the browser mode's stamping
+    script does); returns the next number to use."""
+    used = {element.bid for element in document.iter() if element.bid}
+    for element in document.iter():
+        if element is document or element.bid:
+            continue
+        while str(next_bid) in used:
+            next_bid += 1
+        element.bid = str(next_bid)
+        used.add(element.bid)
+        next_bid += 1
+    return next_bid
+
+
+def serialize(node: Node) -> str:
+    """HTML of a node as the browser's ``outerHTML`` writes it (form state not included)."""
+    if isinstance(node, Text):
+        parent = node.parent
+        if parent is not None and parent.tag in ("script", "style"):
+            return node.data
+        return escape(node.data, quote=False)
+    assert isinstance(node, Element)
+    if isinstance(node, Document):
+        return "<!DOCTYPE html>" + "".join(serialize(child) for child in node.children)
+    attrs = "".join(f' {key}="{escape(value, quote=True)}"' if value else f" {key}=\"\""
+                    for key, value in node.attrs.items())
+    if node.tag in VOID_TAGS:
+        return f"<{node.tag}{attrs}>"
+    return f"<{node.tag}{attrs}>{''.join(serialize(child) for child in node.children)}</{node.tag}>"

@@ -32,7 +32,6 @@ import csv
 import json
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,19 +167,12 @@ def rl_env_options(mode: str) -> dict[str, Any]:
     return {"max_actions": 13, "features": FEATURES, "slot_history": mode == "multi"}
 
 
-def warm_up(env: gym.Env[Any, Any], featurize: Callable[[dict[str, Any]], Any]) -> float:
+def warm_up(env: gym.Env[Any, Any]) -> float:
     """Embed every task's request and history once, in batches (later steps read them from the cache)."""
-    from personal_envs.core.embedding import embed
-    from personal_envs.personalwab.features import history_brief
-    from personal_envs.personalwab.memory import task_sentence
+    from personal_envs.personalwab.features import warm_embeddings
 
     started = time.perf_counter()
-    base = env.unwrapped
-    texts = []
-    for index in range(base.num_tasks):
-        observation, _ = base.reset(seed=0, options={"task_index": index})
-        texts += [task_sentence(observation["instruction"]), history_brief(observation["logs"]) or "(no history)"]
-    embed(list(dict.fromkeys(texts)))
+    warm_embeddings(env)
     return time.perf_counter() - started
 
 
@@ -197,7 +189,7 @@ def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str
     started = time.perf_counter()
     train_env = make_rl_env(env_id, env_kwargs=env_kwargs(args, "train", setting), **rl_env_options(setting.mode))
     test_env = gym.make(env_id, **env_kwargs(args, "test", setting))
-    warm_s = warm_up(train_env, lambda o: o) + warm_up(test_env, lambda o: o)
+    warm_s = warm_up(train_env) + warm_up(test_env)
     print(f"[{setting.mode}] {train_env.unwrapped.num_tasks} train tasks, {test_env.unwrapped.num_tasks} test tasks; "
           f"embeddings warmed in {warm_s:.0f} s", flush=True)
     curve_tasks = list(range(min(setting.curve_tasks, test_env.unwrapped.num_tasks)))

@@ -75,6 +75,23 @@ class PersonalWABFeatures:
         return self._embed
 
 
+def warm_embeddings(env: Any) -> int:
+    """Embed the request and the history brief of every task of ``env`` (a PersonalWAB env, wrapped or not) in one
+    batched call, so that later steps read them from the memo (or the shared service's cache); returns the number
+    of distinct texts."""
+    from personal_envs.core.embedding import embed
+
+    base = env.unwrapped
+    texts: list[str] = []
+    for index in range(base.num_tasks):
+        observation, _ = base.reset(seed=0, options={"task_index": index})
+        texts += [task_sentence(str(observation["instruction"])),
+                  history_brief(str(observation["logs"])) or "(no history)"]
+    distinct = list(dict.fromkeys(texts))
+    embed(distinct)
+    return len(distinct)
+
+
 def make_features(env: Any = None) -> PersonalWABFeatures:
     """Factory for ``make_rl_env(..., features="personal_envs.personalwab.features:make_features")``."""
     return PersonalWABFeatures()

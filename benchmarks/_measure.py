@@ -93,7 +93,7 @@ def cpu_reference_s(repeats: int = 3) -> float:
     """Best of ``repeats`` timings of a pure-Python loop of 10 million additions (seconds).
 
     Shared virtual machines run at different speeds from hour to hour; printing this next to the figures lets two
-    runs be compared (about 0.5 s on a recent desktop core; 1.4 to 2.3 s on the 2-core machine of the README).
+    runs be compared (about 0.5 s on a recent desktop core; 1.4 to 2.3 s on the 2-core machine of docs/performance.md).
     """
     best = float("inf")
     for _ in range(repeats):

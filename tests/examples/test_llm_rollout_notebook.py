@@ -98,7 +98,7 @@ def test_notebook_runs_personalwab_episodes_with_dialogue_and_metrics(tmp_path):
     assert "endpoint errors: 0" in text
     assert len(requests) == 2 * 3  # three model calls per episode
     assert any("User history (last memory" in json.dumps(r["messages"]) for r in requests)  # memory reached the model
-    assert "<iframe srcdoc=" in text and "search_product_by_query" in text  # the episode view of the last episode
+    assert "<iframe sandbox=\"allow-scripts\" srcdoc=" in text and "search_product_by_query" in text  # the episode view of the last episode
     (results,) = results_files(tmp_path)
     assert (results.with_suffix(".trajectories") / "PersonalWAB-MultiTurn-v0__llm" / "episode_00001").is_dir()
     records = [json.loads(line) for line in results.read_text().splitlines()]

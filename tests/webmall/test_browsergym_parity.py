@@ -45,7 +45,7 @@ def test_every_page_type_reads_like_browsergym() -> None:
     assert not differences, "\n".join(f"{page} [{backend}]:\n" + "\n".join(diff[:20])
                                       for (page, backend), diff in differences.items())
     known = {(r.name, backend) for r in results for backend, diff in r.diffs.items() if diff}
-    assert known == set(KNOWN_DIFFERENCES), "a known difference is gone: update KNOWN_DIFFERENCES and the README"
+    assert known == set(KNOWN_DIFFERENCES), "a known difference is gone: update KNOWN_DIFFERENCES and docs/webmall.md"
 
 
 def test_product_page_shows_the_whole_description(webmall_dir: Path) -> None:

@@ -183,10 +183,15 @@ def test_sb3_check_env_passes_on_a_web_shop():
         check_env(env)
         env.reset(seed=0, options={"task_index": 0})
         labels = env.get_wrapper_attr("candidate_labels")()
-        # the solution page: the finishing messages, waiting, back and scrolling first, then its form
+        # the solution page: the finishing messages, waiting, back and scrolling first, then its form and the shops
         assert labels[:6] == ["say 'I could not find what you asked for.'", "say 'Done.'", "wait", "go back",
                               "scroll down", "scroll up"]
         assert "click button 'Submit Final Result'" in labels and any(x.startswith("fill textbox") for x in labels)
+        shop = next(i for i, label in enumerate(labels) if label.startswith("go to http://127.0.0.1:"))
+        env.step(shop)
+        after = env.get_wrapper_attr("candidate_labels")()
+        assert after[:6] == labels[:6]  # the fixed slots stay put on the shop's page
+        assert any(label.startswith("click link") for label in after)
     finally:
         env.close()
 

@@ -322,15 +322,13 @@ def load_results(paths: Iterable[str], warn: Warn | None = print_warning) -> lis
 
 
 def _excluded(paths: Iterable[str]) -> list[str]:
-    """The line saying how many failed episodes (an error such as no valid model reply) the tables left out."""
-    import json
-    from pathlib import Path
+    """The line saying how many failed episodes (an error such as no valid model reply) the tables left out.
 
+    Reads the files through the validated reader, silently (:func:`load_results` already reported bad lines)."""
     from personal_envs.run_extras import exclusion_lines
 
-    records = [json.loads(line) for path in paths for line in Path(path).read_text(encoding="utf-8").splitlines()
-               if line.strip()]
-    return exclusion_lines([r for r in records if isinstance(r, dict)])
+    records = [r for path in paths for r in read_records(path, warn=None, schema=TableRecord)]
+    return exclusion_lines(records)
 
 
 def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None) -> int:

@@ -13,6 +13,8 @@ load its own copy.
     python benchmarks/rl_throughput.py                                   # PersonalWAB-SingleTurn and WebMall-Basic
     python benchmarks/rl_throughput.py --ids PersonalWAB-MultiTurn-v0 --envs 1 4 --steps 2000
     python benchmarks/rl_throughput.py --embeddings local --backends async --envs 4   # one model per worker
+    python benchmarks/rl_throughput.py --ids PersonalWAB-SingleTurn-v0 \
+        --env-kwargs '{"split": "train", "train_generate": {"n_users": 60, "n_products": 1000}}'  # a quicker warm-up
 
 Needs the ``rl`` extra (sb3 is not used; Gymnasium's vector envs are).
 """
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
+import json
 import os
 import pstats
 import sys
@@ -226,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--embeddings", choices=["auto", "local", "service"], default="auto",
                         help="PERSONAL_ENVS_EMBEDDINGS for the run (auto: async workers use the shared service)")
+    parser.add_argument("--env-kwargs", type=json.loads, default=None,
+                        help="JSON object replacing the ids' env arguments, e.g. a smaller train world")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ["PERSONAL_ENVS_EMBEDDINGS"] = args.embeddings
@@ -234,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
           f"PERSONAL_ENVS_EMBEDDINGS={args.embeddings}")
     for env_id in args.ids:
         workload = WORKLOADS[env_id]
+        if args.env_kwargs is not None:
+            workload = dataclasses.replace(workload, env_kwargs=dict(args.env_kwargs))
         print(f"\n{env_id}  env_kwargs={workload.env_kwargs}  make_rl_env{workload.rl_kwargs}")
         print(f"  {'backend':<7} {'envs':>4} {'warm s':>6} {'start-up s':>10} {'env-steps':>9} {'seconds':>8} {'env-steps/s':>11} "
               f"{'episodes':>8} {'PSS MB':>7}")

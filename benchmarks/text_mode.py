@@ -1,12 +1,25 @@
 """Throughput of the browserless text mode next to the browser mode, in one run (issue 32).
 
-For each id and each mode the script drives one env with the parity walk's seeded random actions
-(:func:`personal_envs.textmode.parity.random_web_action`: clicks on links and buttons, fills, Enter, drop-downs,
-``goto`` into the shops, scrolls, ``go_back``) and prints steps/s and resets/s; then the text mode with 1 and 4
-async envs (``gym.make_vec(..., vectorization_mode="async")``, env-steps/s).
+For each id and each mode the script drives one env and prints, for each workload, steps/s and resets/s:
 
-    python benchmarks/text_mode.py                      # WebMall-v0, 300 steps and 20 resets per mode
-    python benchmarks/text_mode.py --steps 1000 --resets 50 --vector 1 4
+* ``random``: the parity walk's seeded random actions (:func:`personal_envs.textmode.parity.random_web_action`:
+  clicks on links and buttons, fills, Enter, drop-downs, ``goto`` into the shops, scrolls, ``go_back``);
+* ``oracle``: the env's oracle (WebMall) over the tasks in order;
+* ``replay`` (KnowU): :func:`personal_envs.simulators.phone.walk.random_phone_action`'s random device actions (taps on
+  what the dump shows, long presses, drags, scrolls, typing, Enter, back, home, open_app), the same task and the same
+  40 actions each episode, timed after a first episode has shown every screen once (an RL policy revisiting
+  screens); KnowU's ``random`` workload uses the same device actions without repeating.  KnowU's browser mode runs
+  without screenshots (the text mode has none).
+
+Only the env's own time counts (``step`` / ``reset``; the policy choosing its action is not timed).  ``wall`` is
+elapsed time; ``cpu`` is this process's CPU time, shown for the text mode only, where everything runs in this
+process: on a shared machine it is the figure that says what one core does (the browser mode's Chromium runs in
+other processes, so its CPU figure would not count the browser).  Then the text mode with 1 and 4 async envs
+(``gym.make_vec(..., vectorization_mode="async")``, env-steps/s of the random workload, wall time).
+
+    python benchmarks/text_mode.py                      # every id, 300 steps and 20 resets per mode
+    python benchmarks/text_mode.py --ids WebMall-v0 --steps 1000 --resets 50 --vector 1 4
+    python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
 
 Ids without a text mode yet are listed as such.
 """
@@ -14,8 +27,11 @@ Ids without a text mode yet are listed as such.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,80 +42,176 @@ import numpy as np  # noqa: E402
 
 import personal_envs  # noqa: E402,F401
 from benchmarks._measure import machine  # noqa: E402
+from personal_envs.simulators.phone.walk import random_phone_action  # noqa: E402
 from personal_envs.textmode.parity import random_web_action  # noqa: E402
 
 #: Ids with a text mode and the keyword arguments of both modes.
-TEXT_IDS: dict[str, dict[str, Any]] = {"WebMall-v0": {"data_dir": "shipped"}}
+TEXT_IDS: dict[str, dict[str, Any]] = {
+    "WebMall-v0": {"data_dir": "shipped"},
+    "KnowU-General-v0": {"screenshot": False},
+    "KnowU-Personalized-v0": {"screenshot": False},
+    "KnowU-Proactive-v0": {"screenshot": False},
+}
 #: Ids of the issue without a text mode yet.
 NOT_YET: tuple[str, ...] = ("BrowserArena-Captcha-v0", "BrowserArena-PopupBanner-v0",
-                            "BrowserArena-DirectNavigation-v0", "KnowU-General-v0", "KnowU-Personalized-v0",
-                            "KnowU-Proactive-v0")
+                            "BrowserArena-DirectNavigation-v0")
 
 
-def run_steps(env: Any, steps: int, seed: int) -> float:
-    """Steps per second of one env over ``steps`` random actions (episode ends reset, not counted apart)."""
+@dataclass
+class Clock:
+    """Wall and CPU seconds spent inside the env, and how many calls."""
+
+    wall: float = 0.0
+    cpu: float = 0.0
+    calls: int = 0
+
+    def time(self, call: Callable[[], Any], count: bool = True) -> Any:
+        """Run ``call`` and add its wall and CPU time (and one call, when ``count``)."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = call()
+        self.wall += time.perf_counter() - wall
+        self.cpu += time.process_time() - cpu
+        self.calls += int(count)
+        return result
+
+    def rates(self) -> tuple[float, float]:
+        """Calls per wall second and per CPU second."""
+        return self.calls / max(self.wall, 1e-9), self.calls / max(self.cpu, 1e-9)
+
+
+def random_actor(env: Any, seed: int) -> Callable[[dict[str, Any]], Any]:
+    """The random walk's policy for an env: web actions into its first four shops, or device actions on a phone."""
     rng = np.random.default_rng(seed)
-    origins = list(env.unwrapped.origins.values())[:4]
+    origins = list(getattr(env.unwrapped, "origins", {}).values())[:4]
+
+    def act(obs: dict[str, Any]) -> dict[str, Any]:
+        if "ui_xml" in obs:
+            return random_phone_action(obs["ui_xml"], rng)
+        return random_web_action(obs["axtree"], origins, rng)
+
+    return act
+
+
+def run_random(env: Any, steps: int, seed: int) -> Clock:
+    """``steps`` random actions (episode ends reset, not counted)."""
+    act = random_actor(env, seed)
+    clock = Clock()
     obs, _ = env.reset(seed=seed)
-    start = time.perf_counter()
     for _ in range(steps):
-        obs, _, terminated, truncated, _ = env.step(random_web_action(obs["axtree"], origins, rng))
+        action = act(obs)
+        obs, _, terminated, truncated, _ = clock.time(lambda action=action: env.step(action))
         if terminated or truncated:
             obs, _ = env.reset()
-    return steps / (time.perf_counter() - start)
+    return clock
 
 
-def run_resets(env: Any, resets: int, seed: int) -> float:
-    """Resets per second (each on a task drawn by the env's seeded generator)."""
+def run_oracle(env: Any, steps: int, seed: int) -> Clock:
+    """The oracle over the tasks in order until ``steps`` steps ran."""
+    from personal_envs.webmall.oracle import make_oracle
+
+    clock = Clock()
+    index = 0
+    while clock.calls < steps:
+        obs, info = env.reset(seed=seed, options={"task_index": index % env.unwrapped.num_tasks})
+        index += 1
+        oracle = make_oracle(env.unwrapped)
+        oracle.reset(obs, info)
+        for _ in range(env.unwrapped.max_steps):
+            action = oracle.act(obs, info)
+            obs, _, terminated, truncated, info = clock.time(lambda action=action: env.step(action))
+            if terminated or truncated or clock.calls >= steps:
+                break
+    return clock
+
+
+def run_replay(env: Any, steps: int, seed: int, length: int = 40) -> Clock:
+    """Episodes that repeat: the same task and the same ``length`` seeded random actions each episode, timed
+    (resets included) after a first episode has shown every screen once."""
+    clock = Clock()
+
+    def episode(timed: bool) -> None:
+        act = random_actor(env, seed)
+        def run(call: Callable[[], Any], count: bool = True) -> Any:
+            return clock.time(call, count) if timed else call()
+
+        obs, _ = run(lambda: env.reset(seed=seed, options={"task_index": 0}), count=False)  # timed, not a step
+        for _ in range(length):
+            action = act(obs)
+            obs, _, terminated, truncated, _ = run(lambda action=action: env.step(action))
+            if terminated or truncated or (timed and clock.calls >= steps):
+                return
+
+    episode(timed=False)
+    while clock.calls < steps:
+        episode(timed=True)
+    return clock
+
+
+def run_resets(env: Any, resets: int, seed: int) -> Clock:
+    """Resets, each on a task drawn by the env's seeded generator."""
     env.reset(seed=seed)
-    start = time.perf_counter()
+    clock = Clock()
     for _ in range(resets):
-        env.reset()
-    return resets / (time.perf_counter() - start)
+        clock.time(env.reset)
+    return clock
 
 
 def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, seed: int) -> float:
-    """Env-steps per second of ``num_envs`` async text-mode envs."""
+    """Env-steps per wall second of ``num_envs`` async text-mode envs on the random workload."""
     vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="async", render="text",
                        vector_kwargs={"shared_memory": False}, **kwargs)
     try:
-        rng = np.random.default_rng(seed)
         probe = gym.make(env_id, render="text", **kwargs)
-        origins = list(probe.unwrapped.origins.values())[:4]
+        actors = [random_actor(probe, seed + i) for i in range(num_envs)]
         probe.close()
         obs, _ = vec.reset(seed=seed)
-        start = time.perf_counter()
+        clock = Clock()
         for _ in range(steps):
-            actions = tuple(random_web_action(obs["axtree"][i], origins, rng) for i in range(num_envs))
-            obs, *_ = vec.step(actions)
-        return steps * num_envs / (time.perf_counter() - start)
+            actions = tuple(actors[i]({key: value[i] for key, value in obs.items()}) for i in range(num_envs))
+            obs, *_ = clock.time(lambda actions=actions: vec.step(actions))
+        return steps * num_envs / clock.wall
     finally:
         vec.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ids", nargs="*", default=list(TEXT_IDS), choices=list(TEXT_IDS))
+    parser.add_argument("--modes", nargs="*", default=["browser", "text"])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--resets", type=int, default=20)
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 4])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    print(machine())
-    print(f"{'id':<22} {'mode':<8} {'steps/s':>9} {'resets/s':>9}")
-    for env_id, kwargs in TEXT_IDS.items():
-        for mode in ("browser", "text"):
+    print(machine(), f"load average {os.getloadavg()[0]:.1f}")
+    print(f"{'id':<34} {'mode':<8} {'workload':<8} {'steps/s wall':>12} {'steps/s cpu':>12} {'resets/s wall':>14} "
+          f"{'resets/s cpu':>13}")
+    for env_id in args.ids:
+        kwargs = TEXT_IDS[env_id]
+        for mode in args.modes:
             env = gym.make(env_id, render=mode, **kwargs)
             try:
-                steps = run_steps(env, args.steps, args.seed)
                 resets = run_resets(env, args.resets, args.seed)
+                workloads = (("random", run_random),
+                             ("replay", run_replay) if env_id.startswith("KnowU") else ("oracle", run_oracle))
+                for workload, run in workloads:
+                    steps = run(env, args.steps, args.seed)
+                    step_wall, step_cpu = steps.rates()
+                    reset_wall, reset_cpu = resets.rates()
+                    cpu = f"{step_cpu:>12.1f}" if mode == "text" else f"{'-':>12}"
+                    reset_cpu_text = f"{reset_cpu:>13.1f}" if mode == "text" else f"{'-':>13}"
+                    print(f"{env_id:<34} {mode:<8} {workload:<8} {step_wall:>12.1f} {cpu} {reset_wall:>14.1f} "
+                          f"{reset_cpu_text}", flush=True)
             finally:
                 env.close()
-            print(f"{env_id:<22} {mode:<8} {steps:>9.1f} {resets:>9.1f}", flush=True)
-        for num_envs in args.vector:
-            rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
-            print(f"{env_id:<22} text x{num_envs:<5} {rate:>9.1f} env-steps/s (async vector)", flush=True)
+        if "text" in args.modes:
+            for num_envs in args.vector:
+                rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
+                print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate:>12.1f} env-steps/s (async vector, wall)",
+                      flush=True)
     for env_id in NOT_YET:
-        print(f"{env_id:<22} (no text mode yet)")
+        if env_id not in TEXT_IDS:
+            print(f"{env_id:<34} (no text mode yet)")
     return 0
 
 

@@ -7,7 +7,8 @@ timesteps) with the random policy's return on the same evaluation episodes:
   action: which candidate to run (search, recommend, review, three canned replies, stop), with the arguments built
   by fixed rules (:class:`~personal_envs.wrappers.candidates.PersonalWABCandidates`).  Trained on the ``train``
   split, evaluated on the ``test`` split; the return is the paper's result accuracy.
-* ``knowu``: a KnowU-Bench general task on the simulated phone (Chromium), ``mastodon_followers_only`` by default.
+* ``knowu``: a KnowU-Bench general task on the simulated phone, ``mastodon_followers_only`` by default, in text mode
+  (``render="text"``: the phone's screen computed without Chromium; ``--knowu-render browser`` shows it in Chromium).
   Observation: hashed features of the instruction and the UI hierarchy; action: one of the ``top_k`` taps and
   ``top_k`` apps most related to the instruction (:class:`~personal_envs.wrappers.candidates.PhoneCandidates`); the
   episode is scored by the task's rule checks after ``max_steps`` steps.
@@ -89,7 +90,8 @@ def knowu_problem(args: argparse.Namespace) -> Problem:
 
     def make() -> gym.Env[Any, Any]:
         return make_rl_env("KnowU-General-v0", provider=provider, max_actions=4, fields=("instruction", "ui_xml"),
-                           env_kwargs={"task": args.knowu_task, "screenshot": False, "max_steps": 3})
+                           env_kwargs={"task": args.knowu_task, "screenshot": False, "max_steps": 3,
+                                       "render": args.knowu_render})
 
     timesteps = args.timesteps or (48 if args.quick else 960)
     return Problem(f"KnowU-General-v0 task {args.knowu_task} (simulated phone)", make, make,
@@ -192,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--review-similarity", choices=["minilm", "lexical"], default="minilm",
                         help="PersonalWAB review scoring: the paper's MiniLM cosine, or a fast lexical stand-in")
     parser.add_argument("--knowu-task", default="mastodon_followers_only")
+    parser.add_argument("--knowu-render", choices=["text", "browser"], default="text",
+                        help="the phone without Chromium (text, default) or in Chromium (browser)")
     parser.add_argument("--log-dir", default=None, help="write each learning curve to LOG_DIR/<problem>/curve.csv")
     parser.add_argument("--tensorboard", default=None, help="directory for SB3's TensorBoard logs")
     args = parser.parse_args(argv)

@@ -275,7 +275,8 @@ def render_cdp(nodes: Sequence[Mapping[str, Any]], facts: SnapshotFacts,
     return "\n".join(lines), elements
 
 
-def _dom_properties(props: Mapping[str, Any]) -> list[tuple[str, Any]]:
+def dom_properties(props: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """A DOM-walk record's properties in Chromium's order (:data:`PROPERTY_ORDER`), booleans as booleans."""
     ordered = []
     for key in PROPERTY_ORDER:
         if key not in props:
@@ -296,7 +297,7 @@ def render_dom(records: Sequence[Sequence[Any]], facts: SnapshotFacts,
         role, name = str(role), str(name)
         bid = str(raw_bid) if raw_bid and str(raw_bid) in facts.marked else ""
         value = None if raw_value is None or raw_value == "" else raw_value
-        properties = _dom_properties(props or {})
+        properties = dom_properties(props or {})
         extras = [] if role == "StaticText" else _extras(bid, facts, viewport)
         lines.append("\t" * int(depth) + format_line(bid, role, name, value, properties, extras))
         if bid:

@@ -98,10 +98,20 @@ def make_knowu_env(split: str = "general", backend: str = "sim", **kwargs: Any) 
     return KnowUEnv(split=split, backend=backend, **kwargs)
 
 
+#: ``render`` values: Chromium shows the phone, or the text mode computes its screen without a browser.
+RENDERS: tuple[str, ...] = ("browser", "text")
+
+
 def make_backend(
-    backend: str, screenshot_scale: float, image_format: str, device_serial: str | None, share_browser: bool = False
+    backend: str, screenshot_scale: float, image_format: str, device_serial: str | None, share_browser: bool = False,
+    render: str = "browser",
 ) -> PhoneBackend:
-    """The phone for ``backend`` (``"sim"`` or ``"android"``)."""
+    """The phone for ``backend`` (``"sim"`` or ``"android"``); ``render="text"``: the simulator without Chromium."""
+    if backend == "sim" and render == "text":
+        from personal_envs.simulators.phone.sim import PhoneSimulator
+        from personal_envs.simulators.phone.textscreen import TextScreen
+
+        return PhoneSimulator(TextScreen(screenshot_scale=screenshot_scale))
     if backend == "sim":
         from personal_envs.browser.host import BrowserHost
         from personal_envs.simulators.phone.screen import PhoneScreen
@@ -151,7 +161,8 @@ class KnowUEnv(PersonalEnv):
         judge: Rubric judge for S_llm: ``"fallback"`` (deterministic, labelled in the metrics), ``"llm"`` (an
             OpenAI-compatible endpoint from the environment) or a judge object.
         backend: ``"sim"`` (embedded Chromium phone) or ``"android"`` (uiautomator2 device).
-        screenshot: Include the screenshot in observations (False makes steps cheaper).
+        screenshot: Include the screenshot in observations (False makes steps cheaper; default True, False with
+            ``render="text"``).
         screenshot_scale: Screenshot size relative to 1080x2400 (default 1/3: 360x800, the page's native size; 0.5 or
             1.0 give sharper, slower captures).
         image_format: ``"jpeg"`` or ``"png"`` capture.
@@ -167,6 +178,9 @@ class KnowUEnv(PersonalEnv):
         ui_hierarchy: Include the UI hierarchy in ``ui_xml`` (default True; False under ``protocol="paper"``).
         coords: ``"pixels"`` (default: ``x``, ``y`` in screen pixels) or ``"official"`` (the official agents'
             convention: ``coordinate`` ``[x, y]`` in 0..999 of the screen, converted as they convert it).
+        render: ``"browser"`` (default): the simulator's screen in Chromium.  ``"text"``: no browser; the same
+            ``ui_xml`` and touch handling computed in Python (:mod:`personal_envs.simulators.phone.textscreen`),
+            no screenshot (``screenshot`` defaults to False and True is refused).
         task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
             project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
             the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
@@ -192,7 +206,7 @@ class KnowUEnv(PersonalEnv):
         embedder: str = "tfidf",
         judge: Any = "fallback",
         backend: str = "sim",
-        screenshot: bool = True,
+        screenshot: bool | None = None,
         screenshot_scale: float = 1 / 3,
         image_format: str = "jpeg",
         user: SimulatedUser | str | None = None,
@@ -206,9 +220,19 @@ class KnowUEnv(PersonalEnv):
         protocol: str | None = None,
         ui_hierarchy: bool | None = None,
         coords: str = "pixels",
+        render: str = "browser",
     ) -> None:
         if coords not in ("pixels", "official"):
             raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
+        if render not in RENDERS:
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
+        if render == "text" and (screenshot or protocol is not None or backend != "sim" or
+                                 render_mode == "rgb_array"):
+            raise InputError("render='text' runs the embedded phone (backend='sim') without screenshots: drop "
+                             "screenshot=True, protocol='paper' and render_mode='rgb_array'")
+        screenshot = render != "text" if screenshot is None else screenshot
+        #: ``"browser"`` or ``"text"`` (see the ``render`` argument).
+        self.render_backend = render
         #: How actions give screen positions: ``"pixels"`` (x, y of the 1080x2400 screen) or ``"official"``
         #: (``coordinate`` [x, y] in 0..999, as the official agents give them).
         self.coords = coords
@@ -261,7 +285,8 @@ class KnowUEnv(PersonalEnv):
         #: The task set that runs (records and tables print it).
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
-        self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser)
+        self.backend: PhoneBackend = make_backend(backend, screenshot_scale, image_format, device_serial, share_browser,
+                                                  render)
         if backend == "android" and official is not None:  # the official image's packages and keyboard route
             from personal_envs.knowu.official.android_apps import official_packages
             from personal_envs.knowu.official.release import find_release

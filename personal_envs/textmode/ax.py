@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 
 from personal_envs.browser import bgym_format
 from personal_envs.browser.observation import ElementInfo
+from personal_envs.textmode.axmemo import AxMemo, Fragment, flatten, render_lines
 from personal_envs.textmode.css import StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
 
@@ -111,16 +112,32 @@ class PageFacts:
 
 
 class AxWalker:
-    """One walk of a document (the JS walk's closures as methods)."""
+    """One walk of a document (the JS walk's closures as methods).
 
-    def __init__(self, document: Document, styles: StyleResolver, facts: PageFacts) -> None:
+    With an :class:`~personal_envs.textmode.axmemo.AxMemo`, the walk keeps each element's output as a fragment and
+    reuses the last walk's fragments where nothing they depend on changed (see :mod:`.axmemo`).
+    """
+
+    def __init__(self, document: Document, styles: StyleResolver, facts: PageFacts, memo: AxMemo | None = None
+                 ) -> None:
         self.doc = document
         self.styles = styles
         self.facts = facts
+        self.memo = memo
         self.out: list[list[Any]] = []
-        self._table_kinds: dict[int, str] = {}
-        self._labels: dict[int, list[Element]] | None = None
+        self._items: list[Any] = self.out
+        self._table_kinds: dict[int, str] = memo.table_kinds if memo is not None else {}
+        self._labels: dict[int, list[Element]] | None = memo.labels if memo is not None else None
+        self._deps: set[int] = set()
+        self._lookups = False
         self.count = 0
+
+    def _read(self, *elements: Element | None) -> None:
+        """The current element's output depends on the document's structure and on ``elements``."""
+        self._lookups = True
+        for element in elements:
+            if element is not None:
+                self._deps.add(id(element))
 
     # ------------------------------------------------------------------------------------------ roles
     @staticmethod
@@ -148,6 +165,7 @@ class AxWalker:
         return False
 
     def table_kind(self, el: Element) -> str:
+        self._lookups = True
         table = el if el.tag == "table" else el.closest(lambda e: e.tag == "table")
         if table is None:
             return "layout"
@@ -159,8 +177,8 @@ class AxWalker:
             self._table_kinds[id(table)] = kind
         return kind
 
-    @staticmethod
-    def header_role(th: Element) -> str:
+    def header_role(self, th: Element) -> str:
+        self._lookups = True
         scope = th.attrs.get("scope", "").lower()
         if scope in ("row", "rowgroup"):
             return "rowheader"
@@ -173,10 +191,12 @@ class AxWalker:
         return "columnheader"
 
     def in_grid(self, el: Element) -> bool:
+        self._lookups = True
         table = el.closest(lambda e: e.tag == "table" or self.explicit_role(e) in ("table", "grid", "treegrid"))
         return table is not None and self.explicit_role(table) in ("grid", "treegrid")
 
     def in_role_changed_list(self, li: Element) -> bool:
+        self._lookups = True
         parent = li.parent
         return (parent is not None and parent.tag in ("ul", "ol", "menu") and "role" in parent.attrs
                 and self.role(parent) != "list")
@@ -311,9 +331,11 @@ class AxWalker:
 
     def by_ids(self, ids: str) -> str:
         found = [self.doc.get_element_by_id(i) for i in ids.split()]
+        self._read(*found)
         return " ".join(e.attrs.get("aria-label") or self.text_of(e, 0) for e in found if e is not None)
 
     def labels_of(self, el: Element) -> list[Element]:
+        self._lookups = True
         if self._labels is None:
             self._labels = {}
             for label in self.doc.iter():
@@ -327,7 +349,11 @@ class AxWalker:
                                    ("input", "select", "textarea", "button", "meter", "output", "progress")), None)
                 if target is not None and not (target.tag == "input" and target.input_type == "hidden"):
                     self._labels.setdefault(id(target), []).append(label)
-        return self._labels.get(id(el), [])
+            if self.memo is not None:
+                self.memo.labels = self._labels
+        found = self._labels.get(id(el), [])
+        self._read(*found)
+        return found
 
     def label_text(self, el: Element) -> str:
         parts = []
@@ -536,11 +562,13 @@ class AxWalker:
     def label_control(self, label: Element) -> Element | None:
         if "for" in label.attrs:
             target = self.doc.get_element_by_id(label.attrs["for"])
+            self._read(target)
             return target if target is not None and target.tag in ("input", "select", "textarea", "button") else None
         return next((e for e in label.iter() if e is not label and e.tag in ("input", "select", "textarea",
                                                                              "button")), None)
 
     def _ignorable_neighbour(self, sibling: Node | None, forward: bool) -> bool:
+        self._lookups = True
         while sibling is not None and isinstance(sibling, Element) and sibling.tag in SKIP:
             sibling = sibling.next_sibling if forward else sibling.previous_sibling
         if sibling is None:
@@ -561,6 +589,33 @@ class AxWalker:
 
     # ------------------------------------------------------------------------------------------ walk
     def visit(self, node: Node, depth: int, parent_texts: list[str], text_hidden: bool) -> None:
+        memo = self.memo
+        if memo is None or not isinstance(node, Element):
+            self._visit(node, depth, parent_texts, text_hidden)
+            return
+        context = (depth, parent_texts[0], text_hidden)
+        fragment = memo.reusable(node, context)
+        if fragment is not None and self.count + fragment.count <= _MAX_NODES:
+            self.count += fragment.count
+            self._items.append(fragment)
+            self._deps |= fragment.deps
+            self._lookups = self._lookups or fragment.lookups
+            return
+        outer_items, outer_deps, outer_lookups, start = self._items, self._deps, self._lookups, self.count
+        fragment = Fragment(node, context)
+        self._items, self._deps, self._lookups = fragment.items, set(), False
+        try:
+            self._visit(node, depth, parent_texts, text_hidden)
+        finally:
+            fragment.deps = frozenset(self._deps)
+            fragment.lookups = self._lookups
+            fragment.count = self.count - start
+            memo.entries[id(node)] = fragment
+            outer_items.append(fragment)
+            outer_deps |= fragment.deps
+            self._items, self._deps, self._lookups = outer_items, outer_deps, outer_lookups or fragment.lookups
+
+    def _visit(self, node: Node, depth: int, parent_texts: list[str], text_hidden: bool) -> None:
         self.count += 1
         if self.count > _MAX_NODES:
             return
@@ -574,7 +629,7 @@ class AxWalker:
                     return
                 text = " "
             if text and text not in parent_texts[0]:
-                self.out.append([depth, "", "StaticText", text, "", {}, None, False])
+                self._items.append([depth, "", "StaticText", text, "", {}, None, False])
             return
         if not isinstance(node, Element) or node.tag in SKIP:
             return
@@ -613,12 +668,12 @@ class AxWalker:
             props = self.props(el, role, style, focusable)
             value = self.value(el, role)
             interactive = not props.get("disabled") and (role in INTERACTIVE or focusable or clickable)
-            box = self.facts.boxes.get(id(el)) if el.bid else None
-            self.out.append([depth, el.bid, role, name, value, props, list(box) if box else None, interactive])
+            box = self.facts.boxes.get(id(el)) if el.bid and self.memo is None else None
+            self._items.append([depth, el.bid, role, name, value, props, list(box) if box else None, interactive])
             child_depth = depth + 1
             texts = [name]
             if el.tag == "select" and role == "combobox":
-                self.out.append([child_depth, "", "MenuListPopup", "", "", {}, None, False])
+                self._items.append([child_depth, "", "MenuListPopup", "", "", {}, None, False])
                 child_depth += 1
         if emit and el.tag in ("textarea", "input"):
             kind = el.input_type
@@ -627,7 +682,7 @@ class AxWalker:
                 shown_text = "•" * len(el.value) if kind == "password" else el.value
                 for line in shown_text.split("\n"):
                     if line:
-                        self.out.append([child_depth, "", "StaticText", line, "", {}, None, False])
+                        self._items.append([child_depth, "", "StaticText", line, "", {}, None, False])
         if el.tag in ("textarea", "input"):
             return
         assert style is not None
@@ -635,10 +690,10 @@ class AxWalker:
                 style.get("display") == "list-item" and style.get("list-style-type") != "none":
             marker = self.marker_text(el, style.get("list-style-type", "disc"))
             if marker not in texts:
-                self.out.append([child_depth, "", "StaticText", marker, "", {}, None, False])
+                self._items.append([child_depth, "", "StaticText", marker, "", {}, None, False])
         elif emit and role == "listitem" and visibility == "all" and style.get("display") == "list-item" and \
                 style.get("list-style-type") != "none":
-            self.out.append([child_depth, "", "ListMarker", self.marker_text(el, style.get("list-style-type",
+            self._items.append([child_depth, "", "ListMarker", self.marker_text(el, style.get("list-style-type",
                                                                                              "disc")) + " ",
                              "", {}, None, False])
         children: list[Node] = el.children
@@ -651,7 +706,7 @@ class AxWalker:
         elif el.tag == "details":
             summary = next((c for c in el.element_children if c.tag == "summary"), None)
             if summary is None and emit:
-                self.out.append([child_depth, "", "DisclosureTriangle", "Details", "", {}, None, False])
+                self._items.append([child_depth, "", "DisclosureTriangle", "Details", "", {}, None, False])
             if "open" not in el.attrs:
                 children = [summary] if summary is not None else []
         if not emit:
@@ -660,12 +715,24 @@ class AxWalker:
             self.visit(child, child_depth, texts, visibility != "all" or folded)
 
     def walk(self) -> list[list[Any]]:
-        """The records of the whole document."""
+        """The records of the whole document (with a memo, boxes are left out of the records: they come from the
+        layout when the text is printed)."""
         root_props: dict[str, Any] = {"focused": True, "url": self.facts.url}
         self.out = [[0, "", "RootWebArea", self.doc.title, "", root_props, None, False]]
         body = self.doc.body
+        memo = self.memo
+        if memo is None:
+            self._items = self.out
+            if body is not None:
+                self.visit(body, 1, [""], False)
+            return self.out
+        memo.begin(self.facts.url, self.facts.focused, self.styles.token, self.doc.generation)
+        top: list[Any] = []
+        self._items = top
         if body is not None:
             self.visit(body, 1, [""], False)
+        memo.finish()
+        flatten(top, self.out)
         return self.out
 
 
@@ -699,14 +766,33 @@ def clickable(element: Element, styles_listeners: frozenset[int], labels: Callab
     return False
 
 
-def render_browsergym(document: Document, styles: StyleResolver, facts: PageFacts
-                      ) -> tuple[str, dict[str, ElementInfo]]:
-    """BrowserGym's AX-tree text of ``document`` and its elements by bid."""
-    walker = AxWalker(document, styles, facts)
-    records = walker.walk()
+def snapshot_bids(document: Document, listeners: frozenset[int], walker: AxWalker
+                  ) -> tuple[frozenset[str], frozenset[str]]:
+    """``(marked, clickable)``: the bids BrowserGym marks (standard HTML tags) and those Chromium flags as
+    responding to clicks."""
     marked = frozenset(e.bid for e in document.iter() if e.bid and e.tag in bgym_format.STANDARD_HTML_TAGS)
-    clickable_bids = frozenset(e.bid for e in document.iter()
-                               if e.bid and clickable(e, facts.listeners, walker.label_control))
-    boxes = {e.bid: facts.boxes[id(e)] for e in document.iter() if e.bid and id(e) in facts.boxes}
-    snapshot = bgym_format.SnapshotFacts({}, {}, {}, boxes, clickable_bids, marked)
+    clickable_bids = frozenset(e.bid for e in document.iter() if e.bid and clickable(e, listeners,
+                                                                                   walker.label_control))
+    return marked, clickable_bids
+
+
+def render_browsergym(document: Document, styles: StyleResolver, facts: PageFacts, memo: AxMemo | None = None,
+                      boxes_by_bid: Mapping[str, Box] | None = None,
+                      bids: tuple[frozenset[str], frozenset[str]] | None = None) -> tuple[str, dict[str, ElementInfo]]:
+    """BrowserGym's AX-tree text of ``document`` and its elements by bid.
+
+    With a ``memo`` (kept by the caller for the same document), the walk reuses what has not changed since the
+    last call and the printing reuses unchanged lines; ``boxes_by_bid`` and ``bids`` (:func:`snapshot_bids`) may
+    be given when the caller keeps them.
+    """
+    walker = AxWalker(document, styles, facts, memo)
+    records = walker.walk()
+    if bids is None:
+        bids = snapshot_bids(document, facts.listeners, walker)
+    marked, clickable_bids = bids
+    if boxes_by_bid is None:
+        boxes_by_bid = {e.bid: facts.boxes[id(e)] for e in document.iter() if e.bid and id(e) in facts.boxes}
+    if memo is not None:
+        return render_lines(records, memo, boxes_by_bid, clickable_bids, marked, facts.viewport)
+    snapshot = bgym_format.SnapshotFacts({}, {}, {}, dict(boxes_by_bid), clickable_bids, marked)
     return bgym_format.render_dom(records, snapshot, facts.viewport)

@@ -9,6 +9,7 @@ the text mode shows.  Inline ``style`` attributes come last, as in a browser.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -227,8 +228,22 @@ def parse_stylesheet(text: str, start: int = 0) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
+_TOKENS = itertools.count()
+#: Key of the computed style that says whether the element and its ancestors all have a box (not a CSS property).
+RENDERED = " rendered"
+#: Key present in a computed style when the element itself declares ``font-size`` (else it inherits the parent's
+#: computed size).
+FONT_SIZE_DECLARED = " font-size declared"
+_INHERITED_ORDER = tuple(sorted(INHERITED))
+
+
 class StyleResolver:
-    """Computed style of a document's elements (cached per element until :meth:`invalidate`)."""
+    """Computed style of a document's elements, kept on each element until :meth:`invalidate` (all) or
+    :meth:`invalidate_subtree`.
+
+    Rules are bucketed by what their rightmost compound requires (an id, a class, a tag, or nothing), and each
+    element only tries the rules of its buckets, in cascade order.
+    """
 
     def __init__(self, document: Document) -> None:
         self.document = document
@@ -237,30 +252,56 @@ class StyleResolver:
         for sheet in document.stylesheets():
             rules.extend(parse_stylesheet(sheet, 100_000 * (len(rules) // 100_000 + 1)))
         self.rules = sorted(rules, key=lambda rule: (rule.selector.specificity, rule.order))
-        self._by_tag: dict[str, list[Rule]] = {}
-        self._any: list[Rule] = []
-        for rule in self.rules:
+        self._by_id: dict[str, list[tuple[int, Rule]]] = {}
+        self._by_class: dict[str, list[tuple[int, Rule]]] = {}
+        self._by_tag: dict[str, list[tuple[int, Rule]]] = {}
+        self._any: list[tuple[int, Rule]] = []
+        for rank, rule in enumerate(self.rules):
             last = rule.selector.parts[-1]
-            if last.tag and last.tag != "*":
-                self._by_tag.setdefault(last.tag, []).append(rule)
+            if last.ids:
+                self._by_id.setdefault(last.ids[0], []).append((rank, rule))
+            elif last.classes:
+                self._by_class.setdefault(last.classes[0], []).append((rank, rule))
+            elif last.tag and last.tag != "*":
+                self._by_tag.setdefault(last.tag, []).append((rank, rule))
             else:
-                self._any.append(rule)
+                self._any.append((rank, rule))
+        self._candidates: dict[tuple[str, str | None, frozenset[str]], tuple[Rule, ...]] = {}
         self.focused: Element | None = None
         #: True when a rule depends on the focus (``:focus``): styles are computed again when it moves.
         self.has_focus_rules = any(part.focus for rule in self.rules for part in rule.selector.parts)
-        self._cache: dict[int, dict[str, str]] = {}
+        self.token = next(_TOKENS)
 
     def invalidate(self) -> None:
         """Forget computed styles (after the document or the focus changed)."""
-        self._cache = {}
+        self.token = next(_TOKENS)
+
+    def invalidate_subtree(self, element: Element) -> None:
+        """Forget the computed styles of ``element`` and its descendants (after its attributes or children
+        changed)."""
+        for node in element.iter():
+            node.style_token = -1
+
+    def _rules_for(self, element: Element) -> tuple[Rule, ...]:
+        element_id = element.attrs.get("id")
+        classes = element.classes
+        key = (element.tag, element_id, classes)
+        found = self._candidates.get(key)
+        if found is None:
+            ranked = list(self._by_tag.get(element.tag, ())) + self._any
+            if element_id is not None:
+                ranked += self._by_id.get(element_id, ())
+            for name in classes:
+                ranked += self._by_class.get(name, ())
+            ranked.sort(key=lambda item: item[0])
+            found = self._candidates[key] = tuple(rule for _, rule in ranked)
+        return found
 
     def _declared(self, element: Element) -> dict[str, str]:
         declared: dict[str, str] = {}
-        candidates = self._by_tag.get(element.tag, [])
-        rules = sorted([*candidates, *self._any], key=lambda rule: (rule.selector.specificity, rule.order)) \
-            if candidates and self._any else candidates or self._any
-        for rule in rules:
-            if rule.selector.matches(element, self.focused):
+        focused = self.focused
+        for rule in self._rules_for(element):
+            if rule.selector.matches(element, focused):
                 declared.update(rule.declarations)
         style = element.attrs.get("style")
         if style:
@@ -269,33 +310,40 @@ class StyleResolver:
 
     def style(self, element: Element) -> dict[str, str]:
         """The element's computed properties (only those the text mode reads; see :data:`INHERITED`)."""
-        cached = self._cache.get(id(element))
-        if cached is not None:
-            return cached
+        if element.style_token == self.token:
+            return element.style_cache  # type: ignore[return-value]
         parent = element.parent
-        parent_style = self.style(parent) if parent is not None and not isinstance(parent, Document) else INITIAL
-        declared = self._declared(element)
-        computed = {key: parent_style.get(key, INITIAL[key]) for key in INHERITED}
+        parent_style = self.style(parent) if parent is not None and not isinstance(parent, Document) else None
+        if parent_style is None:
+            computed = dict(INITIAL)
+            parent_rendered = True
+        else:
+            computed = {key: parent_style[key] for key in _INHERITED_ORDER}
+            parent_rendered = parent_style[RENDERED] == "1"
         computed["display"] = UA_DISPLAY.get(element.tag, "inline")
+        declared = self._declared(element)
+        if "font-size" in declared:
+            computed[FONT_SIZE_DECLARED] = "1"
         for key, value in declared.items():
             if value == "inherit":
-                computed[key] = parent_style.get(key, INITIAL.get(key, ""))
+                computed[key] = (parent_style or INITIAL).get(key, INITIAL.get(key, ""))
             elif value == "initial":
                 computed[key] = INITIAL.get(key, "")
             else:
                 computed[key] = value
-        self._cache[id(element)] = computed
+        computed[RENDERED] = "1" if parent_rendered and computed["display"] != "none" else ""
+        element.style_cache = computed
+        element.style_token = self.token
         return computed
 
     def display(self, element: Element) -> str:
         """The element's ``display``."""
+        if element.style_token == self.token:
+            return element.style_cache["display"]  # type: ignore[index]
         return self.style(element)["display"]
 
     def rendered(self, element: Element) -> bool:
         """False when the element or an ancestor has ``display: none`` (``checkVisibility()`` for boxes)."""
-        node: Element | None = element
-        while node is not None and not isinstance(node, Document):
-            if self.display(node) == "none":
-                return False
-            node = node.parent
-        return True
+        if element.style_token == self.token:
+            return element.style_cache[RENDERED] == "1"  # type: ignore[index]
+        return self.style(element)[RENDERED] == "1"

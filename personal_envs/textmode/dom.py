@@ -34,6 +34,21 @@ class Node:
         self.parent: Element | None = None
 
     @property
+    def owner(self) -> Document | None:
+        """The document the node is in (None while detached)."""
+        node: Node | None = self
+        while node is not None and not isinstance(node, Document):
+            node = node.parent
+        return node
+
+    def _note(self, *, layout: bool, style: bool, undo: Callable[[], None] | None = None) -> None:
+        """Tell the document that this node changed (see :meth:`Document.take_changes`); ``undo`` puts the change
+        back (see :meth:`Document.revert`)."""
+        document = self.owner
+        if document is not None and document.tracking:
+            document.note(self, layout=layout, style=style, undo=undo)
+
+    @property
     def next_sibling(self) -> Node | None:
         """The node after this one under the same parent."""
         parent = self.parent
@@ -62,13 +77,29 @@ def _index_of(siblings: list[Node], node: Node) -> int:
 
 
 class Text(Node):
-    """A text run."""
+    """A text run (changing :attr:`data` is noted by the document)."""
 
-    __slots__ = ("data",)
+    __slots__ = ("_data",)
 
     def __init__(self, data: str) -> None:
         super().__init__()
-        self.data = data
+        self._data = data
+
+    @property
+    def data(self) -> str:
+        """The text."""
+        return self._data
+
+    @data.setter
+    def data(self, text: str) -> None:
+        if text != self._data:
+            old = self._data
+            self._data = text
+
+            def undo() -> None:
+                self.data = old
+
+            self._note(layout=True, style=False, undo=undo)
 
 
 class Element(Node):
@@ -84,35 +115,100 @@ class Element(Node):
         bid: The element id stamped for agents ("" until :func:`stamp_bids`).
     """
 
-    __slots__ = ("tag", "attrs", "children", "value", "checked", "selected", "bid", "_classes")
+    __slots__ = ("tag", "attrs", "children", "_value", "_checked", "_selected", "bid", "_classes", "style_cache",
+                 "style_token")
 
     def __init__(self, tag: str, attrs: dict[str, str] | None = None) -> None:
         super().__init__()
         self.tag = tag
         self.attrs: dict[str, str] = attrs or {}
         self.children: list[Node] = []
-        self.value = self.attrs.get("value", "") if tag == "input" else ""
-        self.checked = "checked" in self.attrs
-        self.selected = "selected" in self.attrs
+        self._value = self.attrs.get("value", "") if tag == "input" else ""
+        self._checked = "checked" in self.attrs
+        self._selected = "selected" in self.attrs
         self.bid = ""
         self._classes: frozenset[str] | None = None
+        #: The computed style a :class:`~personal_envs.textmode.css.StyleResolver` keeps here, valid while
+        #: ``style_token`` equals the resolver's token.
+        self.style_cache: dict[str, str] | None = None
+        self.style_token = -1
+
+    # ------------------------------------------------------------------------------------------ form state
+    @property
+    def value(self) -> str:
+        """The current value of an ``input`` / ``textarea`` (the ``value`` attribute or the text at first)."""
+        return self._value
+
+    @value.setter
+    def value(self, value: str) -> None:
+        if value != self._value:
+            self._value = value
+            self._note(layout=False, style=False)
+
+    @property
+    def checked(self) -> bool:
+        """The state of a checkbox or radio."""
+        return self._checked
+
+    @checked.setter
+    def checked(self, value: bool) -> None:
+        if value != self._checked:
+            self._checked = value
+            self._note(layout=False, style=False)
+
+    @property
+    def selected(self) -> bool:
+        """Whether an ``option`` is selected."""
+        return self._selected
+
+    @selected.setter
+    def selected(self, value: bool) -> None:
+        if value != self._selected:
+            self._selected = value
+            self._note(layout=False, style=False)
 
     # -------------------------------------------------------------------------------------------- structure
     def append(self, node: Node) -> None:
         """Add ``node`` as the last child."""
-        node.parent = self
-        self.children.append(node)
+        self._insert(len(self.children), node)
 
     def insert_after(self, node: Node, reference: Node) -> None:
         """Insert ``node`` right after the child ``reference``."""
+        self._insert(_index_of(self.children, reference) + 1, node)
+
+    def _insert(self, index: int, node: Node) -> None:
         node.parent = self
-        self.children.insert(_index_of(self.children, reference) + 1, node)
+        self.children.insert(index, node)
+        self._note(layout=True, style=True, undo=lambda: self.remove(node))
+
+    def remove(self, node: Node) -> None:
+        """Take the child ``node`` out."""
+        index = _index_of(self.children, node)
+        if index < 0:
+            return
+        del self.children[index]
+        node.parent = None
+        self._note(layout=True, style=True, undo=lambda: self._insert(index, node))
 
     def set_text(self, text: str) -> None:
         """Replace the children by one text run (``textContent = text``)."""
+        only = self.children[0] if len(self.children) == 1 else None
+        if isinstance(only, Text) and text:
+            only.data = text
+            return
+        old = self.children
         self.children = []
         if text:
-            self.append(Text(text))
+            self.children.append(Text(text))
+            self.children[0].parent = self
+
+        def undo() -> None:
+            self.children = old
+            for child in old:
+                child.parent = self
+            self._note(layout=True, style=True)
+
+        self._note(layout=True, style=True, undo=undo)
 
     @property
     def classes(self) -> frozenset[str]:
@@ -123,9 +219,20 @@ class Element(Node):
 
     def set_attr(self, name: str, value: str) -> None:
         """Set an attribute (``class`` changes are seen by :attr:`classes`)."""
+        old = self.attrs.get(name)
         self.attrs[name] = value
         if name == "class":
             self._classes = None
+        self._note(layout=True, style=True,
+                   undo=(lambda: self.remove_attr(name)) if old is None else (lambda: self.set_attr(name, old)))
+
+    def remove_attr(self, name: str) -> None:
+        """Remove an attribute (if present)."""
+        if name in self.attrs:
+            old = self.attrs.pop(name)
+            if name == "class":
+                self._classes = None
+            self._note(layout=True, style=True, undo=lambda: self.set_attr(name, old))
 
     def add_class(self, name: str) -> None:
         """Add a class name."""
@@ -145,10 +252,13 @@ class Element(Node):
     def iter(self) -> Iterator[Element]:
         """This element and every descendant element, in document order."""
         stack: list[Element] = [self]
+        pop, extend = stack.pop, stack.extend
         while stack:
-            element = stack.pop()
+            element = pop()
             yield element
-            stack.extend(reversed([c for c in element.children if isinstance(c, Element)]))
+            children = element.children
+            if children:
+                extend([c for c in reversed(children) if c.__class__ is not Text])  # type: ignore[misc]
 
     def find_all(self, predicate: Callable[[Element], bool]) -> list[Element]:
         """Descendant elements (this one included) that satisfy ``predicate``."""
@@ -243,11 +353,92 @@ class Element(Node):
 
 
 class Document(Element):
-    """The document node: ``children`` holds the ``<html>`` element."""
+    """The document node: ``children`` holds the ``<html>`` element.
+
+    Once :attr:`tracking` is on (after parsing), every change made through the node API (form state, text,
+    attributes set with :meth:`Element.set_attr`, children added with :meth:`Element.append`, ...) is noted, so the
+    text mode computes again only what a change can reach (:meth:`take_changes`).  Code that edits ``attrs`` or
+    ``children`` directly must call :meth:`changed_everything` (or the page's ``mutated()``).
+    """
 
     def __init__(self) -> None:
         super().__init__("#document")
+        self.tracking = False
+        #: Nodes changed since :meth:`take_changes` (their own AX lines, and their ancestors', may differ).
+        self.changed_nodes: set[Node] = set()
+        #: Elements whose subtree's styles may differ (attributes or children changed).
+        self.restyled: set[Element] = set()
+        #: True when a change may move boxes (text, attributes, children).
+        self.layout_stale = False
+        #: True when a change was made that the document could not follow: everything is computed again.
+        self.everything_changed = False
+        #: Counts changes of structure or attributes (caches of ids, labels and tables follow it).
+        self.generation = 0
+        #: How to put back each change of text, attributes and children since parsing (or the last revert).
+        self.undo_log: list[Callable[[], None]] = []
+        self._reverting = False
         self._by_id: dict[str, Element] | None = None
+        self._by_bid: dict[str, Element] | None = None
+        self._index_generation = -1
+
+    # ------------------------------------------------------------------------------------------ changes
+    def note(self, node: Node, *, layout: bool, style: bool, undo: Callable[[], None] | None = None) -> None:
+        """Record that ``node`` changed (called by the node API); ``undo`` puts the change back."""
+        self.changed_nodes.add(node)
+        if undo is not None and not self._reverting:
+            self.undo_log.append(undo)
+        if layout:
+            self.layout_stale = True
+        if style and isinstance(node, Element):
+            self.restyled.add(node)
+            self.generation += 1
+
+    def changed_everything(self) -> None:
+        """Record a change the document could not follow (direct edits of ``attrs`` or ``children``): it can no
+        longer be put back (:attr:`revertible` is False)."""
+        self.everything_changed = True
+        self.layout_stale = True
+        self.generation += 1
+        self.revertible = False
+
+    #: False once a change was made that :meth:`revert` cannot put back.
+    revertible = True
+
+    @property
+    def modified(self) -> bool:
+        """True when text, attributes or children changed since parsing (or the last :meth:`revert`)."""
+        return bool(self.undo_log) or not self.revertible
+
+    def revert(self) -> bool:
+        """Put back every change of text, attributes and children since parsing (noted as changes, so what was
+        computed follows); False when that is not possible (:meth:`changed_everything` was called)."""
+        if not self.revertible:
+            return False
+        self._reverting = True
+        try:
+            while self.undo_log:
+                self.undo_log.pop()()
+        finally:
+            self._reverting = False
+        return True
+
+    def take_changes(self) -> tuple[set[Node], set[Element], bool, bool]:
+        """``(changed nodes, restyled elements, layout stale, everything changed)`` since the last call, cleared."""
+        taken = (self.changed_nodes, self.restyled, self.layout_stale, self.everything_changed)
+        self.changed_nodes, self.restyled, self.layout_stale, self.everything_changed = set(), set(), False, False
+        return taken
+
+    def _index(self) -> None:
+        if self._index_generation != self.generation or self._by_id is None or self._by_bid is None:
+            by_id: dict[str, Element] = {}
+            by_bid: dict[str, Element] = {}
+            for element in self.iter():
+                element_id = element.attrs.get("id")
+                if element_id is not None and element_id not in by_id:
+                    by_id[element_id] = element
+                if element.bid and element.bid not in by_bid:
+                    by_bid[element.bid] = element
+            self._by_id, self._by_bid, self._index_generation = by_id, by_bid, self.generation
 
     @property
     def html(self) -> Element | None:
@@ -274,15 +465,29 @@ class Document(Element):
 
     def get_element_by_id(self, element_id: str) -> Element | None:
         """The first element with that ``id``."""
-        return self.find(lambda e: e.attrs.get("id") == element_id)
+        if not self.tracking:
+            return self.find(lambda e: e.attrs.get("id") == element_id)
+        self._index()
+        assert self._by_id is not None
+        return self._by_id.get(element_id)
 
     def by_bid(self, bid: str) -> Element | None:
         """The element stamped with ``bid``."""
-        return self.find(lambda e: e.bid == bid)
+        if not self.tracking:
+            return self.find(lambda e: e.bid == bid)
+        self._index()
+        assert self._by_bid is not None
+        return self._by_bid.get(bid)
 
     def stylesheets(self) -> list[str]:
         """The text of every ``<style>`` element."""
         return [e.text_content for e in self.iter() if e.tag == "style"]
+
+
+def _attach(parent: Element, node: Node) -> None:
+    """``parent.append(node)`` while the tree is built (nothing to note yet)."""
+    node.parent = parent
+    parent.children.append(node)
 
 
 class _Builder(HTMLParser):
@@ -297,7 +502,7 @@ class _Builder(HTMLParser):
     def _ensure_html(self) -> None:
         if len(self.stack) == 1:
             html = Element("html")
-            self.document.append(html)
+            _attach(self.document, html)
             self.stack.append(html)
 
     def _in_scope(self, tag: str, barriers: frozenset[str] = frozenset({"button", "table", "td", "th", "html"})
@@ -318,7 +523,7 @@ class _Builder(HTMLParser):
         return True
 
     def _add(self, element: Element) -> None:
-        self.stack[-1].append(element)
+        _attach(self.stack[-1], element)
         if element.tag not in VOID_TAGS:
             self.stack.append(element)
 
@@ -328,7 +533,7 @@ class _Builder(HTMLParser):
         if tag == "html":
             if len(self.stack) == 1:
                 element = Element("html", values)
-                self.document.append(element)
+                _attach(self.document, element)
                 self.stack.append(element)
             return
         self._ensure_html()
@@ -362,7 +567,7 @@ class _Builder(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "p" and self._in_scope("p") < 0:
             self._ensure_html()
-            self.stack[-1].append(Element("p"))  # a stray </p> makes an empty paragraph
+            _attach(self.stack[-1], Element("p"))  # a stray </p> makes an empty paragraph
             return
         if tag in ("html", "body"):
             return
@@ -384,9 +589,9 @@ class _Builder(HTMLParser):
             data = data[1:]  # a newline right after <textarea> is dropped
         last = parent.children[-1] if parent.children else None
         if isinstance(last, Text):
-            last.data += data
+            last._data += data
         else:
-            parent.append(Text(data))
+            _attach(parent, Text(data))
 
 
 def _complete(document: Document) -> None:
@@ -394,7 +599,7 @@ def _complete(document: Document) -> None:
     html = document.html
     if html is None:
         html = Element("html")
-        document.append(html)
+        _attach(document, html)
     head = next((c for c in html.element_children if c.tag == "head"), None)
     body = next((c for c in html.element_children if c.tag == "body"), None)
     if body is None:
@@ -402,8 +607,8 @@ def _complete(document: Document) -> None:
         movable = [c for c in html.children if c is not head]
         html.children = [c for c in html.children if c is head]
         for child in movable:
-            body.append(child)
-        html.append(body)
+            _attach(body, child)
+        _attach(html, body)
     if head is None:
         head = Element("head")
         head.parent = html
@@ -419,21 +624,54 @@ def parse_html(markup: str) -> Document:
     builder.feed(markup)
     builder.close()
     _complete(builder.document)
+    builder.document.tracking = True
     return builder.document
+
+
+#: Elements whose text, when it changes, changes more than the text's own line (the cascade, a form's value).
+_TEXT_SENSITIVE = frozenset({"style", "textarea", "title", "script"})
+
+
+def text_changes(old: Document, new: Document) -> list[tuple[Text, str]] | None:
+    """The text runs of ``old`` that differ in ``new`` (``(run, new text)``), when the two documents have the same
+    elements, attributes and runs; None when anything but text differs (or the text of a ``<style>``,
+    ``<textarea>``, ``<title>`` or ``<script>``)."""
+    changes: list[tuple[Text, str]] = []
+    stack: list[tuple[Element, Element]] = [(old, new)]
+    while stack:
+        left, right = stack.pop()
+        left_children, right_children = left.children, right.children
+        if len(left_children) != len(right_children):
+            return None
+        for a, b in zip(left_children, right_children, strict=True):
+            if isinstance(a, Text):
+                if not isinstance(b, Text):
+                    return None
+                if a._data != b._data:
+                    if left.tag in _TEXT_SENSITIVE:
+                        return None
+                    changes.append((a, b._data))
+            elif not isinstance(a, Element) or not isinstance(b, Element) or a.tag != b.tag or a.attrs != b.attrs:
+                return None
+            else:
+                stack.append((a, b))
+    return changes
 
 
 def stamp_bids(document: Document, next_bid: int = 1) -> int:
     """Give every element without a bid the next free number, in document order (as the browser mode's stamping
     script does); returns the next number to use."""
+    fresh = [element for element in document.iter() if not element.bid and element is not document]
+    if not fresh:
+        return next_bid
     used = {element.bid for element in document.iter() if element.bid}
-    for element in document.iter():
-        if element is document or element.bid:
-            continue
+    for element in fresh:
         while str(next_bid) in used:
             next_bid += 1
         element.bid = str(next_bid)
         used.add(element.bid)
         next_bid += 1
+    document._by_bid = None
     return next_bid
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from personal_envs.textmode.css import StyleResolver
+from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
 
 Box = tuple[float, float, float, float]
@@ -155,6 +155,8 @@ class _Engine:
         self._font_sizes: dict[int, float] = {}
         self._fonts: dict[int, tuple[FontMetrics, float, float]] = {}
         self._edge_cache: dict[tuple[int, float], tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]] = {}
+        #: Blocks whose top margin collapsed into their parent's (or an earlier sibling's) and is already counted.
+        self._collapsed: set[int] = set()
 
     # ------------------------------------------------------------------------------------------ style reads
     def font(self, el: Element) -> tuple[FontMetrics, float, float]:
@@ -182,10 +184,13 @@ class _Engine:
         return cached
 
     def _font_size(self, el: Element) -> float:
-        value = self.styles.style(el).get("font-size", "16px")
+        style = self.styles.style(el)
+        value = style.get("font-size", "16px")
         parent = el.parent
         parent_size = self.font_size(parent) if isinstance(parent, Element) and not isinstance(parent, Document) \
             else 16.0
+        if FONT_SIZE_DECLARED not in style:  # inherited: the parent's computed size, not its relative value again
+            return parent_size
         if value == "smaller":
             return parent_size / 1.2
         if value == "larger":
@@ -341,14 +346,22 @@ class _Engine:
             own_width = width - margin[1] - margin[3]
         max_width = length(style.get("max-width"), size, width)
         if max_width is not None:
+            if style.get("box-sizing") != "border-box":
+                max_width += padding[1] + padding[3] + border[1] + border[3]
             own_width = min(own_width, max_width)
         left = x + margin[3]
         if style.get("margin-left") == "auto" or (style.get("margin", "").split()[1:2] == ["auto"]):
             left = x + max(0.0, (width - own_width) / 2)
+        through = self._top_through(el, width)
+        top_margin = 0.0 if id(el) in self._collapsed else max(margin[0], through)
+        if through > 0:
+            first = self._first_block_child(el)
+            if first is not None:
+                self._collapsed.add(id(first))
         inner_x = left + border[3] + padding[3]
-        inner_y = y + margin[0] + border[0] + padding[0]
+        inner_y = y + top_margin + border[0] + padding[0]
         inner_width = max(0.0, own_width - border[1] - border[3] - padding[1] - padding[3])
-        box_top = y + margin[0]
+        box_top = y + top_margin
         content = self.contents(el, inner_x, inner_y, inner_width)
         height = length(style.get("height"), size, None)
         min_height = length(style.get("min-height"), size, None)
@@ -365,7 +378,43 @@ class _Engine:
                 style.get("overflow-y") in ("hidden", "auto", "scroll"):
             self.layout.clips[id(el)] = (left, box_top, own_width, height)
         self._absolutes(el, (left, box_top, own_width, height))
-        return height + margin[0] + margin[2]
+        return height + top_margin + margin[2]
+
+    def _first_block_child(self, el: Element) -> Element | None:
+        """The first in-flow child when it is a block (no text or inline content before it)."""
+        for child in self._in_flow(el):
+            if isinstance(child, Text):
+                if child.data.strip():
+                    return None
+                continue
+            if not isinstance(child, Element) or self.display(child) in _INLINE_DISPLAYS or \
+                    self.styles.style(child).get("float") is not None:
+                return None
+            return child
+        return None
+
+    def _top_through(self, el: Element, width: float) -> float:
+        """The top margin of ``el``'s first block child that collapses through ``el``'s top edge (0 if none)."""
+        if self.display(el) not in ("block", "list-item") or el.tag in ("input", "select", "textarea", "button",
+                                                                        "img", "fieldset", "html"):
+            return 0.0
+        style = self.styles.style(el)
+        if style.get("overflow", "visible") != "visible" or style.get("overflow-y", "visible") != "visible" or \
+                style.get("float") is not None or style.get("position") in ("absolute", "fixed"):
+            return 0.0  # a new block formatting context keeps its children's margins inside
+        parent = el.parent
+        if isinstance(parent, Element) and not isinstance(parent, Document) and self.display(parent) in (
+                "flex", "inline-flex", "grid", "inline-grid"):
+            return 0.0  # so does a flex or grid item
+        _, padding, border = self._edges(el, width)
+        if padding[0] or border[0]:
+            return 0.0
+        child = self._first_block_child(el)
+        return self._collapsed_top(child, width) if child is not None else 0.0
+
+    def _collapsed_top(self, el: Element, width: float) -> float:
+        """The top margin of ``el`` after collapsing with its first block child's."""
+        return max(self._edges(el, width)[0][0], self._top_through(el, width))
 
     def contents(self, el: Element, x: float, y: float, width: float) -> float:
         """Lay out the children of ``el`` in its content box; returns the content height."""
@@ -403,13 +452,17 @@ class _Engine:
     def flow(self, el: Element, x: float, y: float, width: float) -> float:
         cursor = y
         run: list[Node] = []
+        previous_bottom = 0.0  # the bottom margin of the block just above (adjoining margins collapse)
         for child in self._in_flow(el):
             if isinstance(child, Text) or (isinstance(child, Element) and (
                     self.display(child) in _INLINE_DISPLAYS) and self.styles.style(child).get("float") is None):
                 run.append(child)
                 continue
             if run:
-                cursor += self.inline(el, run, x, cursor, width)
+                line_height = self.inline(el, run, x, cursor, width)
+                cursor += line_height
+                if line_height:
+                    previous_bottom = 0.0
                 run = []
             assert isinstance(child, Element)
             floated = self.styles.style(child).get("float")
@@ -421,7 +474,11 @@ class _Engine:
                 left = x if floated == "left" else x + width - child_width
                 cursor += self.block(child, left, cursor, child_width, shrink=True)
                 continue
+            top = self._collapsed_top(child, width) if id(child) not in self._collapsed else 0.0
+            if previous_bottom > 0 and top > 0:
+                cursor -= min(previous_bottom, top)
             cursor += self.block(child, x, cursor, width)
+            previous_bottom = self._edges(child, width)[0][2]
         if run:
             cursor += self.inline(el, run, x, cursor, width)
         return cursor - y
@@ -683,8 +740,17 @@ class _Engine:
         self.layout.boxes[id(el)] = (x, y, w, height)
         if id(el) in self.layout.clips:
             self.layout.clips[id(el)] = (x, y, w, height)
-        # a flex column with a growing child (an app's scroll area) gives it the height left over
         style = self.styles.style(el)
+        if self.display(el) == "flex" and not style.get("flex-direction", "row").startswith("column") and \
+                style.get("align-items") == "center":  # a stretched overlay centres its content vertically
+            for child in el.element_children:
+                if id(child) not in self.layout.boxes:
+                    continue
+                child_y, child_height = self.layout.boxes[id(child)][1], self.layout.boxes[id(child)][3]
+                offset = y + (height - child_height) / 2 - child_y
+                if offset:
+                    self._shift(0, 0.0, offset, only_descendants_of=child)
+        # a flex column with a growing child (an app's scroll area) gives it the height left over
         if self.display(el) == "flex" and style.get("flex-direction", "row").startswith("column"):
             kids = [c for c in el.element_children if id(c) in self.layout.boxes]
             grow = [c for c in kids if (self.styles.style(c).get("flex", "").split() or ["0"])[0] not in
@@ -720,6 +786,29 @@ def _number(text: str | None) -> float | None:
         return float(str(text).strip().rstrip("px"))
     except (TypeError, ValueError):
         return None
+
+
+def same_text_widths(document: Document, styles: StyleResolver, viewport: tuple[int, int],
+                     changes: list[tuple[Text, str]]) -> bool:
+    """True when replacing each run's text by the new one leaves every box where it is: the same words, each as
+    wide as before in its element's font, the same spaces at both ends, and no run inside a ``<select>`` (whose
+    width is its longest option)."""
+    engine = _Engine(document, styles, viewport)
+    for run, text in changes:
+        parent = run.parent
+        if parent is None or parent.closest(lambda e: e.tag in ("select", "option", "optgroup")) is not None:
+            return False
+        old, new = run.data, text
+        if old[:1].isspace() != new[:1].isspace() or old[-1:].isspace() != new[-1:].isspace():
+            return False
+        old_words, new_words = old.split(), new.split()
+        if len(old_words) != len(new_words):
+            return False
+        metrics, size, _ = engine.font(parent)
+        for before, after in zip(old_words, new_words, strict=True):
+            if before != after and metrics.measure(before, size) != metrics.measure(after, size):
+                return False
+    return True
 
 
 def layout_document(document: Document, styles: StyleResolver, viewport: tuple[int, int],

@@ -26,10 +26,11 @@ from personal_envs.browser.observation import ElementInfo, PageObservation
 from personal_envs.browser.origins import NAVIGABLE_SCHEMES, AllowedOrigins, origin_of
 from personal_envs.core.actions import Action, ActionError, parse_action
 from personal_envs.core.http import Request, Response
-from personal_envs.textmode.ax import AxWalker, PageFacts, render_browsergym
+from personal_envs.textmode.ax import AxWalker, PageFacts, render_browsergym, snapshot_bids
+from personal_envs.textmode.axmemo import AxMemo
 from personal_envs.textmode.css import StyleResolver
-from personal_envs.textmode.dom import Document, Element, parse_html, serialize, stamp_bids
-from personal_envs.textmode.layout import Layout, layout_document
+from personal_envs.textmode.dom import Document, Element, parse_html, serialize, stamp_bids, text_changes
+from personal_envs.textmode.layout import Box, Layout, layout_document, same_text_widths
 
 SESSION_CLOSED = "the browser session is closed"
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
@@ -86,6 +87,33 @@ class _Rendered:
     holder: TextPage | None = None
     #: A script changed the tree: it is no longer the page as loaded and is not reused.
     stale: bool = False
+    #: What the last AX walk of the document leaves for the next one.
+    memo: AxMemo = field(default_factory=AxMemo)
+    #: The document as HTML while it is as loaded (``page.content()``).
+    html: str | None = None
+
+    def restore(self) -> bool:
+        """Put the document back as it was loaded (scripts' changes undone, the form as loaded), its styles and AX
+        memo following; False when a change cannot be undone."""
+        document = self.document
+        if document.modified and not document.revert():
+            return False
+        for element, value, checked, selected in self.fields:
+            element.value, element.checked, element.selected = value, checked, selected
+        self.settle()
+        return True
+
+    def settle(self) -> None:
+        """Let the styles and the AX memo follow the changes the document noted (not a change of the page: the
+        layout of the page as loaded is :attr:`layout`)."""
+        changed, restyled, _, everything = self.document.take_changes()
+        if everything:
+            self.styles.invalidate()
+            self.memo.clear()
+            return
+        for element in restyled:
+            self.styles.invalidate_subtree(element)
+        self.memo.note(changed, restyled)
 
 
 @dataclass
@@ -109,10 +137,53 @@ class TextPage:
     observed: tuple[int, float, str, dict[str, ElementInfo]] | None = None
     _styles: StyleResolver | None = None
     _layout: Layout | None = None
+    _memo: AxMemo | None = None
+    _boxes: tuple[int, float, dict[str, Box]] | None = None
+    _bids: tuple[tuple[int, int, frozenset[int]], tuple[frozenset[str], frozenset[str]]] | None = None
+    _html: str | None = None
+
+    @property
+    def memo(self) -> AxMemo:
+        """What the last AX walk of the document leaves for the next one."""
+        if self._memo is None:
+            self._memo = self.rendered.memo if self.rendered is not None else AxMemo()
+        return self._memo
+
+    def sync(self) -> None:
+        """Take the changes the document noted since the last call: styles, layout and the AX memo follow them
+        (values and focus keep the layout; text, attributes and children lay the page out again)."""
+        document = self.document
+        if not (document.changed_nodes or document.layout_stale or document.everything_changed):
+            return
+        changed, restyled, relayout, everything = document.take_changes()
+        self.version += 1
+        self._html = None
+        if everything:
+            if self._styles is not None:
+                self._styles.invalidate()
+            self.memo.clear()
+        else:
+            if self._styles is not None:
+                for element in restyled:
+                    self._styles.invalidate_subtree(element)
+            self.memo.note(changed, restyled)
+        if relayout or everything:
+            self._layout = None
+        if not document.revertible:
+            self._detach()
+
+    def _detach(self) -> None:
+        """The tree can no longer be put back as loaded: it is not reused for a later load."""
+        if self.rendered is not None:
+            self._memo = self.memo
+            self.rendered.stale = True
+            self.rendered.holder = None
+            self.rendered = None
 
     @property
     def styles(self) -> StyleResolver:
-        """The page's computed styles (rebuilt after :meth:`mutated`)."""
+        """The page's computed styles (kept until the document changes)."""
+        self.sync()
         if self._styles is None:
             self._styles = StyleResolver(self.document)
         if self._styles.focused is not self.focused and self._styles.has_focus_rules:
@@ -122,7 +193,7 @@ class TextPage:
         return self._styles
 
     def layout(self, viewport: tuple[int, int]) -> Layout:
-        """The page's layout (rebuilt after :meth:`mutated`)."""
+        """The page's layout (kept until a change can move boxes)."""
         styles = self.styles
         if self._layout is None:
             self._layout = layout_document(self.document, styles, viewport)
@@ -130,25 +201,58 @@ class TextPage:
                 self.rendered.layout = self._layout
         return self._layout
 
+    def boxes_by_bid(self, viewport: tuple[int, int]) -> dict[str, Box]:
+        """Viewport boxes of the elements with a bid at the current scroll position."""
+        layout = self.layout(viewport)
+        kept = self._boxes
+        if kept is not None and kept[0] == id(layout) and kept[1] == self.scroll_y:
+            return kept[2]
+        boxes = layout.viewport_boxes(self.scroll_y)
+        by_bid = {e.bid: boxes[id(e)] for e in self.document.iter() if e.bid and id(e) in boxes}
+        self._boxes = (id(layout), self.scroll_y, by_bid)
+        return by_bid
+
+    def snapshot_bids(self, listeners: frozenset[int], walker: AxWalker) -> tuple[frozenset[str], frozenset[str]]:
+        """``(marked, clickable)`` bids (:func:`~personal_envs.textmode.ax.snapshot_bids`), kept while the
+        document's structure and the scripts' listeners are the same."""
+        key = (self.document.generation, self.next_bid, listeners)
+        kept = self._bids
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        bids = snapshot_bids(self.document, listeners, walker)
+        self._bids = (key, bids)
+        return bids
+
     def changed(self) -> None:
         """The state of the page changed (a value, the focus): the next observation is computed again."""
         self.version += 1
 
-    def mutated(self) -> None:
-        """A script changed the document itself: styles and layout are computed again, and the page's tree is no
-        longer the one loaded (it is not reused)."""
+    def modified(self) -> None:
+        """A script changed the document through the node API (:class:`~personal_envs.textmode.dom.Element`'s
+        methods): what changed is computed again (the changes are undone before the tree is reused for a later
+        load of the same page)."""
+        self.sync()
         self.version += 1
-        if self._styles is not None:
-            self._styles.invalidate()
-        self._layout = None
-        if self.rendered is not None:
-            self.rendered.stale = True
-            self.rendered.holder = None
-            self.rendered = None
+
+    def mutated(self) -> None:
+        """A script changed the document itself in a way the document could not follow: styles, layout and the
+        observation are computed again from scratch, and the page's tree is not reused."""
+        self.document.changed_everything()
+        self.sync()
 
     def html(self) -> str:
         """The current document as HTML (the browser's ``page.content()``)."""
-        return serialize(self.document)
+        self.sync()
+        if self._html is None:
+            rendered = self.rendered
+            pristine = rendered is not None and not self.document.modified
+            if pristine and rendered is not None and rendered.html is not None:
+                self._html = rendered.html
+            else:
+                self._html = serialize(self.document)
+                if pristine and rendered is not None:
+                    rendered.html = self._html
+        return self._html
 
 
 @dataclass
@@ -192,6 +296,8 @@ class TextSession:
         #: How many pages were loaded, and how many of them reused an earlier page's tree.
         self.pages_loaded = 0
         self.pages_reused = 0
+        #: Pages loaded into an earlier page's tree because only their text differed.
+        self.pages_loaded_changed = 0
         self._tabs: list[_Tab] = [_Tab()]
         self._active = 0
         self._closed = False
@@ -263,6 +369,7 @@ class TextSession:
         observed = page.observed
         if observed is not None and observed[0] == page.version and observed[1] == page.scroll_y:
             return observed[2], observed[3]
+        page.sync()
         rendered = page.rendered
         pristine = page.version == 0 and page.scroll_y == 0 and rendered is not None
         if pristine and rendered is not None and rendered.pristine is not None:
@@ -273,32 +380,37 @@ class TextSession:
             listeners = frozenset(id(e) for script in page.scripts for e in script.listeners(page))
             facts = PageFacts(page.url, page.focused, listeners, layout.viewport_boxes(page.scroll_y),
                               (float(self.viewport[0]), float(self.viewport[1])))
-            text, elements = render_browsergym(page.document, page.styles, facts)
+            walker = AxWalker(page.document, page.styles, facts)
+            text, elements = render_browsergym(page.document, page.styles, facts, page.memo,
+                                               page.boxes_by_bid(self.viewport),
+                                               page.snapshot_bids(listeners, walker))
             if pristine and rendered is not None:
                 rendered.pristine = (text, elements)
                 rendered.next_bid = page.next_bid
         page.observed = (page.version, page.scroll_y, text, elements)
         return text, elements
 
-    def _load(self, url: str, markup: str, status: int) -> TextPage:
-        """A page for ``markup``: the tree of an earlier load of the same page when one is free, else parsed."""
+    def _load(self, url: str, markup: str, status: int, replacing: TextPage | None = None) -> TextPage:
+        """A page for ``markup``: the tree of an earlier load of the same page when one is free (not shown in a tab;
+        ``replacing``, the page this load replaces, counts as free), else parsed."""
         self.pages_loaded += 1
         key = (url, status, markup)
         rendered = self._rendered.get(key)
         if rendered is not None and rendered.stale:
             del self._rendered[key]
             rendered = None
-        if rendered is not None and (rendered.holder is None or not self._shown(rendered.holder)):
+        if rendered is not None and self._free(rendered, replacing) and rendered.restore():
             self._rendered.move_to_end(key)
             self.pages_reused += 1
-            for element, value, checked, selected in rendered.fields:
-                element.value, element.checked, element.selected = value, checked, selected
             page = TextPage(url, rendered.document, status=status, next_bid=rendered.next_bid, rendered=rendered,
                             _styles=rendered.styles, _layout=rendered.layout)
             rendered.holder = page
             page.scripts = [script for script in self.scripts if script.applies(page)]
             return page
         document = parse_html(markup)
+        transplanted = self._transplant(url, status, markup, document, replacing)
+        if transplanted is not None:
+            return transplanted
         stamp_bids(document)
         styles = StyleResolver(document)
         fields = [(e, e.value, e.checked, e.selected) for e in document.iter()
@@ -314,8 +426,44 @@ class TextSession:
         page.scripts = [script for script in self.scripts if script.applies(page)]
         return page
 
-    def _shown(self, page: TextPage) -> bool:
-        return any(tab.page is page for tab in self._tabs)
+    def _transplant(self, url: str, status: int, markup: str, document: Document, replacing: TextPage | None
+                    ) -> TextPage | None:
+        """A free earlier page of the same URL whose document differs from ``document`` in text only (a cart count,
+        a total): its tree takes the new text and keeps its styles, its AX memo and, when no box moves, its
+        layout.  None when there is no such page."""
+        for key, rendered in reversed(self._rendered.items()):
+            if key[0] != url or key[1] != status or rendered.stale or not self._free(rendered, replacing):
+                continue
+            if not rendered.restore():
+                continue
+            changes = text_changes(rendered.document, document)
+            if changes is None:
+                continue
+            old = rendered.document
+            keep_layout = rendered.layout is not None and same_text_widths(old, rendered.styles, self.viewport,
+                                                                           changes)
+            for run, text in changes:
+                run.data = text
+            old.undo_log.clear()  # the new text is the page as loaded now
+            rendered.settle()
+            if not keep_layout:
+                rendered.layout = None
+            rendered.pristine = None
+            rendered.html = None
+            del self._rendered[key]
+            self._rendered[(url, status, markup)] = rendered
+            self.pages_loaded_changed += 1
+            page = TextPage(url, old, status=status, next_bid=rendered.next_bid, rendered=rendered,
+                            _styles=rendered.styles, _layout=rendered.layout)
+            rendered.holder = page
+            page.scripts = [script for script in self.scripts if script.applies(page)]
+            return page
+        return None
+
+    def _free(self, rendered: _Rendered, replacing: TextPage | None) -> bool:
+        """The cached document is not shown in a tab (other than by the page being replaced)."""
+        holder = rendered.holder
+        return holder is None or holder is replacing or not any(tab.page is holder for tab in self._tabs)
 
     # ------------------------------------------------------------------------------------------ requests
     def fetch(self, method: str, url: str, body: bytes = b"", *, follow: bool = True) -> tuple[str, Response]:
@@ -365,7 +513,7 @@ class TextSession:
         """Load ``url`` in the active tab (a link, a form, ``goto``); "" or an error text."""
         tab = self._tabs[self._active]
         if url.startswith("about:"):
-            self._show(tab, self._load("about:blank", _BLANK, 200), replace)
+            self._show(tab, self._load("about:blank", _BLANK, 200, tab.page), replace)
             return ""
         if not self.allowed.allows(url):
             return self._blocked_message(url)
@@ -377,7 +525,7 @@ class TextSession:
             return ""
         if not self.allowed.allows(final):
             return self._blocked_message(final)
-        self._show(tab, self._load(final, _markup(response), response.status), replace)
+        self._show(tab, self._load(final, _markup(response), response.status, tab.page), replace)
         return ""
 
     def _show(self, tab: _Tab, page: TextPage, replace: bool) -> None:
@@ -545,10 +693,10 @@ class TextSession:
             if summary is not None and summary.parent is not None and summary.parent.tag == "details":
                 details = summary.parent
                 if "open" in details.attrs:
-                    del details.attrs["open"]
+                    details.remove_attr("open")
                 else:
-                    details.attrs["open"] = ""
-                page.mutated()
+                    details.set_attr("open", "")
+                page.modified()
             return ""
         if control.disabled:
             return ""
@@ -761,14 +909,14 @@ class TextSession:
         url = tab.history[index]
         if url == "about:blank":
             tab.index = index
-            tab.page = self._load("about:blank", _BLANK, 200)
+            tab.page = self._load("about:blank", _BLANK, 200, tab.page)
             return ""
         try:
             final, response = self.fetch("GET", url)
         except ConnectionError as exc:
             tab.index = index
             return f"navigation to {url[:300]} failed: {exc}"
-        page = self._load(final, _markup(response), response.status)
+        page = self._load(final, _markup(response), response.status, tab.page)
         tab.index = index
         tab.history[index] = final
         tab.page = page

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from personal_envs.webmall.official_html import Node, parse_html
+from personal_envs.webmall.official_html import Node, parsed_page
 
 #: The official submission URL pattern: optional scheme, host (localhost, IPv4 or dotted name), optional port,
 #: optional path up to the next whitespace, trimmed back to a word boundary on both ends.
@@ -290,7 +290,7 @@ class OfficialEpisode:
         def page() -> Node:
             nonlocal doc
             if doc is None:
-                doc = parse_html(html() if callable(html) else html)
+                doc = parsed_page(html() if callable(html) else html)
             return doc
 
         score, done = 0.0, False

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html.parser import HTMLParser
 
 #: Elements that never have children (their end tag is implied).
@@ -97,3 +98,10 @@ def parse_html(markup: str) -> Node:
     builder.feed(markup)
     builder.close()
     return builder.root
+
+
+@lru_cache(maxsize=64)
+def parsed_page(markup: str) -> Node:
+    """:func:`parse_html` of ``markup``, kept for the next identical page (the evaluator reads the page after every
+    step while a cart checkpoint is open; the tree is only read)."""
+    return parse_html(markup)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from personal_envs.webmall.catalog import Product
@@ -49,9 +50,10 @@ def selected_option(orderby: str, is_search: bool) -> str:
     return wanted if wanted in options else options[0]
 
 
+@lru_cache(maxsize=8192)
 def collation_key(text: str) -> tuple[tuple[int, str], ...]:
     """A sort key approximating MySQL's ``utf8mb4_unicode_*_ci`` collation: case and accents ignored, spaces and
-    punctuation before digits before letters."""
+    punctuation before digits before letters (kept for the catalog's names: every listing sorts by it)."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
     return tuple((2 if c.isalpha() else 1 if c.isdigit() else 0, c) for c in folded)
 

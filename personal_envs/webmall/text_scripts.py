@@ -37,12 +37,12 @@ class ShopScript(PageScript):
             _, response = session.fetch("POST", urljoin(page.url, "/cart/add?ajax=1"), body)
         except ConnectionError:
             button.add_class("loading")
-            page.mutated()
+            page.modified()
             return True
         data = json_body(response)
         if not isinstance(data, dict):  # the browser's script stops at a reply that is not JSON
             button.add_class("loading")
-            page.mutated()
+            page.modified()
             return True
         button.add_class("added")
         parent = button.parent
@@ -52,7 +52,7 @@ class ShopScript(PageScript):
             parent.insert_after(link, button)
         for counter in page.document.find_all(lambda e: "cart-contents-count" in e.classes):
             counter.set_text(str(data.get("count", "")))
-        page.mutated()
+        page.modified()
         return True
 
     def on_change(self, session: TextSession, page: TextPage, target: Element) -> None:
@@ -89,7 +89,7 @@ class SolutionScript(PageScript):
             shown.set_text(value)
             field.set_attr("disabled", "")
             button.set_attr("disabled", "")
-            page.mutated()
+            page.modified()
         return False
 
 

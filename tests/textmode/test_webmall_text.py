@@ -101,18 +101,13 @@ def _oracle_scores(render: str) -> list[float]:
     return scores
 
 
-@pytest.mark.slow
 def test_oracle_scores_equal_in_both_modes_on_every_task() -> None:
+    # ~2.5 min on the loaded 2-core machine (text ~25 s, browser ~2 min): in the default suite
     text_scores = _oracle_scores("text")
+    assert len(text_scores) == 91
+    assert text_scores == [1.0] * 91
     browser_scores = _oracle_scores("browser")
     assert text_scores == browser_scores
-    assert min(text_scores) == 1.0
-
-
-def test_oracle_solves_every_task_in_text_mode() -> None:
-    scores = _oracle_scores("text")
-    assert len(scores) == 91
-    assert scores == [1.0] * 91
 
 
 def test_text_mode_observation_space_has_no_screenshot() -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
-from importlib import resources
+import time
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from personal_envs.browser.host import BrowserHost
+from personal_envs.simulators.phone.assets import static_text
 from personal_envs.simulators.phone.geometry import (
     PIXELS_PER_CSS,
     VIEWPORT_HEIGHT,
@@ -25,15 +26,17 @@ from personal_envs.simulators.phone.geometry import (
 )
 
 LONG_PRESS_MS = 550
+#: Chromium counts a touch tap that starts within about 0.35 s and 25 CSS px of the previous one as its second tap
+#: (a double tap selects a word in a text field).  Separate ``click`` actions are separate taps, as on a device
+#: where an agent's steps are seconds apart: a tap this soon and this near after the last one waits first.
+TAP_SEPARATION_S = 0.5
+TAP_SEPARATION_CSS = 40.0
 
 
 def shell_html() -> str:
     """The page the screen loads once: the shell with the stylesheet and runtime inlined."""
-    static = resources.files("personal_envs.simulators.phone") / "static"
-    page = (static / "shell.html").read_text(encoding="utf-8")
-    css = (static / "phone.css").read_text(encoding="utf-8")
-    js = (static / "phone.js").read_text(encoding="utf-8")
-    return page.replace("/*CSS*/", css).replace("/*JS*/", js)
+    page = static_text("shell.html")
+    return page.replace("/*CSS*/", static_text("phone.css")).replace("/*JS*/", static_text("phone.js"))
 
 
 class ScreenError(RuntimeError):
@@ -70,6 +73,7 @@ class PhoneScreen:
         self._key = ""
         self._last_html = ""
         self.reopen_count = 0
+        self._last_tap: tuple[float, float, float] | None = None  # (monotonic time, CSS x, CSS y)
         #: Why the page had to be reopened since :meth:`take_notice` was last called ("" if it was not).
         self.notice = ""
 
@@ -188,13 +192,29 @@ class PhoneScreen:
     def tap(self, x: float, y: float, count: int = 1) -> dict[str, Any]:
         """Tap (``count`` times) at device pixel (x, y); returns the drained page events."""
         cx, cy = self._css(x, y)
+        self._separate_from_last_tap(cx, cy)
 
         def run(page: Any) -> Any:
             for _ in range(count):
                 page.touchscreen.tap(cx, cy)
             return page.evaluate("() => window.__phone.drain()")
 
-        return dict(self._run(run))
+        try:
+            return dict(self._run(run))
+        finally:
+            self._last_tap = (time.monotonic(), cx, cy)
+
+    def _separate_from_last_tap(self, cx: float, cy: float) -> None:
+        """Wait until a tap at (cx, cy) cannot join the previous tap into a double tap (see
+        :data:`TAP_SEPARATION_S`)."""
+        if self._last_tap is None:
+            return
+        when, last_x, last_y = self._last_tap
+        if abs(cx - last_x) + abs(cy - last_y) > TAP_SEPARATION_CSS:
+            return
+        remaining = TAP_SEPARATION_S - (time.monotonic() - when)
+        if remaining > 0:
+            time.sleep(remaining)
 
     def long_press(self, x: float, y: float) -> dict[str, Any]:
         """Press and hold at device pixel (x, y)."""

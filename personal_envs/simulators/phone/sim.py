@@ -8,7 +8,7 @@ phone; agent-level actions (answer, status, ask_user, finished) belong to the en
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from personal_envs.core.actions import ActionError
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH, on_screen
 from personal_envs.simulators.phone.phone import Phone, UnknownAppError
 from personal_envs.simulators.phone.screen import PhoneScreen
+
+if TYPE_CHECKING:
+    from personal_envs.simulators.phone.textscreen import TextScreen
 
 #: Device actions this backend executes.
 DEVICE_ACTIONS: frozenset[str] = frozenset({
@@ -40,13 +43,14 @@ class PhoneSimulator:
     """A simulated phone driven by device actions.
 
     Args:
-        screen: The page that shows the phone (a new :class:`PhoneScreen` by default).
+        screen: The page that shows the phone (a new :class:`PhoneScreen` by default), or a
+            :class:`~personal_envs.simulators.phone.textscreen.TextScreen` (the same screen without a browser).
     """
 
     name = "sim"
 
-    def __init__(self, screen: PhoneScreen | None = None) -> None:
-        self.screen = screen or PhoneScreen()
+    def __init__(self, screen: PhoneScreen | TextScreen | None = None) -> None:
+        self.screen: PhoneScreen | TextScreen = screen or PhoneScreen()
         self.phone = Phone()
 
     @property

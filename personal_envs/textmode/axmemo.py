@@ -1,0 +1,191 @@
+"""What one AX walk of a document leaves for the next, so a walk after a small change visits only what it reaches.
+
+:class:`~personal_envs.textmode.ax.AxWalker` with an :class:`AxMemo` keeps each element's output as a
+:class:`Fragment` (its records and its children's fragments).  The next walk reuses a fragment when nothing in the
+element's subtree changed, when it is visited in the same context (depth, the name of the nearest printed ancestor,
+whether its text is hidden) and when nothing it read from elsewhere changed (labels, ``aria-labelledby`` targets:
+``deps``; table, list and sibling structure: ``lookups``, valid while the document's structure generation is the
+same).  What changed comes from the document's own change notes (:meth:`~personal_envs.textmode.dom.Document.
+take_changes`): a changed node makes itself, its ancestors and its siblings dirty; a restyled element its whole
+subtree.  A new URL, a focus rule, or a full style reset starts the memo afresh.
+
+:func:`render_lines` prints the records as :func:`personal_envs.browser.bgym_format.render_dom` does (the same
+``format_line``), keeping each printed line and element for as long as its record lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from personal_envs.browser import bgym_format
+from personal_envs.browser.observation import ElementInfo
+from personal_envs.textmode.dom import Element, Node
+
+Box = tuple[float, float, float, float]
+#: One record of the walk: ``[depth, bid, role, name, value, props, bbox, interactive]``.
+Record = list[Any]
+
+
+class Fragment:
+    """One element's part of a walk: its records and its children's fragments, in order."""
+
+    __slots__ = ("element", "context", "items", "deps", "lookups", "count")
+
+    def __init__(self, element: Element, context: tuple[int, str, bool]) -> None:
+        self.element = element
+        self.context = context
+        self.items: list[Record | Fragment] = []
+        self.deps: frozenset[int] = frozenset()
+        self.lookups = False
+        self.count = 1
+
+
+class AxMemo:
+    """The fragments of the last walk of one document, and what changed since."""
+
+    def __init__(self) -> None:
+        self.entries: dict[int, Fragment] = {}
+        self.dirty: set[int] = set()
+        self.url: str | None = None
+        self.focused: Element | None = None
+        self.style_token = -1
+        self.generation = -1
+        #: The walker's caches that follow the document's structure (labels by control, table kinds).
+        self.labels: dict[int, list[Element]] | None = None
+        self.table_kinds: dict[int, str] = {}
+        self._lines: dict[tuple[int, str, tuple[str, ...]], tuple[Record, str]] = {}
+        self._elements: dict[tuple[int, str, Box | None, bool], tuple[Record, ElementInfo]] = {}
+
+    def clear(self) -> None:
+        """Forget every fragment (the next walk visits everything)."""
+        self.entries.clear()
+        self.dirty.clear()
+        self.labels = None
+        self.table_kinds = {}
+
+    def note(self, changed: Iterable[Node], restyled: Iterable[Element]) -> None:
+        """Mark what ``changed`` (and restyled subtrees) reach as dirty for the next walk."""
+        dirty = self.dirty
+        for node in changed:
+            parent = node.parent
+            if parent is not None:
+                for sibling in parent.children:
+                    if isinstance(sibling, Element):
+                        dirty.add(id(sibling))
+            current: Node | None = node
+            while current is not None:
+                key = id(current)
+                if key in dirty and current is not node and current is not parent:
+                    break
+                dirty.add(key)
+                current = current.parent
+        for element in restyled:
+            for descendant in element.iter():
+                dirty.add(id(descendant))
+
+    def begin(self, url: str, focused: Element | None, style_token: int, generation: int) -> None:
+        """Prepare a walk: a new URL or style reset forgets everything; a focus move dirties both elements."""
+        if url != self.url or style_token != self.style_token:
+            self.clear()
+        elif focused is not self.focused:
+            self.note([node for node in (self.focused, focused) if node is not None], ())
+        if generation != self.generation:
+            self.labels = None
+            self.table_kinds = {}
+        self.url, self.focused, self.style_token = url, focused, style_token
+        self._structure_changed = generation != self.generation
+        self.generation = generation
+
+    def reusable(self, element: Element, context: tuple[int, str, bool]) -> Fragment | None:
+        """The fragment of ``element`` from the last walk when it still holds, else None."""
+        fragment = self.entries.get(id(element))
+        if fragment is None or fragment.element is not element or fragment.context != context:
+            return None
+        dirty = self.dirty
+        if id(element) in dirty or (fragment.lookups and self._structure_changed):
+            return None
+        if fragment.deps and not fragment.deps.isdisjoint(dirty):
+            return None
+        return fragment
+
+    def finish(self) -> None:
+        """After a walk: nothing is dirty any more."""
+        self.dirty.clear()
+        self._structure_changed = False
+        if len(self.entries) > 8192:
+            live = {key: fragment for key, fragment in self.entries.items() if fragment.element.owner is not None}
+            self.entries = live
+
+    # ------------------------------------------------------------------------------------------ printing
+    def line(self, record: Record, bid: str, extras: tuple[str, ...]) -> str:
+        """The printed line of ``record`` (kept while the record lives)."""
+        key = (id(record), bid, extras)
+        kept = self._lines.get(key)
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        depth, _raw_bid, role, name, raw_value, props = record[:6]
+        value = None if raw_value is None or raw_value == "" else raw_value
+        line = "\t" * int(depth) + bgym_format.format_line(bid, str(role), str(name), value,
+                                                          bgym_format.dom_properties(props or {}), extras)
+        self._lines[key] = (record, line)
+        return line
+
+    def element(self, record: Record, bid: str, box: Box | None, clickable: bool) -> ElementInfo:
+        """The :class:`ElementInfo` of ``record`` as ``render_dom`` builds it (kept while the record lives)."""
+        key = (id(record), bid, box, clickable)
+        kept = self._elements.get(key)
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        _depth, _raw_bid, role, name, raw_value, props = record[:6]
+        value = None if raw_value is None or raw_value == "" else raw_value
+        props = dict(props or {})
+        disabled = props.get("disabled") is True
+        interactive = not disabled and (str(role) in bgym_format.INTERACTIVE_ROLES or props.get("focusable") is True
+                                        or clickable)
+        info = ElementInfo(bid=bid, role=str(role), name=str(name), value="" if value is None else str(value),
+                           bbox=box, interactive=interactive)
+        self._elements[key] = (record, info)
+        return info
+
+    def prune(self, live: int) -> None:
+        """Drop kept lines and elements of records no longer alive (when there are many more than ``live``)."""
+        if len(self._lines) > 4 * live + 2048:
+            self._lines.clear()
+        if len(self._elements) > 4 * live + 2048:
+            self._elements.clear()
+
+
+def flatten(items: Sequence[Record | Fragment], out: list[Record]) -> None:
+    """The records of ``items`` in order (fragments opened)."""
+    for item in items:
+        if item.__class__ is Fragment:
+            flatten(item.items, out)
+        else:
+            out.append(item)  # type: ignore[arg-type]
+
+
+def render_lines(records: Sequence[Record], memo: AxMemo, boxes: Mapping[str, Box], clickable: frozenset[str],
+                 marked: frozenset[str], viewport: tuple[float, float]) -> tuple[str, dict[str, ElementInfo]]:
+    """``records`` as :func:`~personal_envs.browser.bgym_format.render_dom` prints them (``boxes`` by bid)."""
+    lines: list[str] = []
+    elements: dict[str, ElementInfo] = {}
+    ratio = bgym_format.visibility_ratio
+    for record in records:
+        raw_bid = record[1]
+        if not raw_bid:
+            lines.append(memo.line(record, "", ()))
+            continue
+        raw_bid = str(raw_bid)
+        bid = raw_bid if raw_bid in marked else ""
+        extras: tuple[str, ...] = ()
+        box = boxes.get(raw_bid)
+        if bid and record[2] != "StaticText":
+            is_clickable = bid in clickable
+            is_visible = ratio(box, viewport) >= 0.5
+            extras = ("clickable", "visible") if is_clickable and is_visible else ("clickable",) if is_clickable \
+                else ("visible",) if is_visible else ()
+        lines.append(memo.line(record, bid, extras))
+        elements[raw_bid] = memo.element(record, raw_bid, box, raw_bid in clickable)
+    memo.prune(len(records))
+    return "\n".join(lines), elements

@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("eval", help="evaluate a policy on an env id and print the paper's table")
     run.add_argument("--env", required=True, help="env id, e.g. PersonalWAB-SingleTurn-v0 (see 'personal-envs list')")
-    run.add_argument("--policy", default="random", help="policy name (see 'personal-envs list')")
+    run.add_argument("--policy", default="random", help="policy name (see 'personal-envs list'), or sb3:PATH for a saved "
+                     "Stable-Baselines3 policy (examples/train_personalwab.py --save PATH)")
     run.add_argument("--episodes", type=_at_least_one, default=None,
                      help="number of episodes (default: every task once)")
     run.add_argument("--workers", type=_at_least_one, default=1, help="parallel worker processes")

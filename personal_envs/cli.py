@@ -1,4 +1,4 @@
-"""Command line: ``personal-envs eval | view | plot | list | data fetch | llm serve``.
+"""Command line: ``personal-envs eval | view | plot | list | data fetch | llm serve | rollout | export``.
 
 Examples::
 
@@ -11,6 +11,7 @@ Examples::
     personal-envs data fetch webmall
     personal-envs llm serve [--model PATH.gguf] [--port 8080] [--ctx 8192] [--threads 1]
     personal-envs audit shortcuts --env KnowU-Proactive-v0 [--budget 8] [--env-kwargs '{"data_dir": "..."}']
+    personal-envs rollout --env PersonalWAB-SingleTurn-v0 --episodes 64 --concurrency 16 --out runs/r.jsonl
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = commands.add_parser("eval", help="evaluate a policy on an env id and print the paper's table")
     run.add_argument("--env", required=True, help="env id, e.g. PersonalWAB-SingleTurn-v0 (see 'personal-envs list')")
-    run.add_argument("--policy", default="random", help="policy name (see 'personal-envs list')")
+    run.add_argument("--policy", default="random", help="policy name (see 'personal-envs list'), or sb3:PATH for a saved "
+                     "Stable-Baselines3 policy (examples/train_personalwab.py --save PATH)")
     run.add_argument("--episodes", type=_at_least_one, default=None,
                      help="number of episodes (default: every task once)")
     run.add_argument("--workers", type=_at_least_one, default=1, help="parallel worker processes")
@@ -172,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     from personal_envs.browserarena.arena.cli import add_parser as add_arena_parser
 
     add_backend_parser(commands)
+    from personal_envs.rl_cli import add_parsers as add_rl_parsers
+
+    add_rl_parsers(commands)
 
     add_arena_parser(commands)
     return parser
@@ -234,6 +239,10 @@ def _run(args: argparse.Namespace) -> int:
         from personal_envs.audit.command import shortcuts_command
 
         return shortcuts_command(args)
+    if args.command in ("rollout", "export", "openenv"):
+        from personal_envs.rl_cli import run as run_rl
+
+        return run_rl(args)
     if args.command == "backend":
         from personal_envs.backends.cli import run as run_backend
 

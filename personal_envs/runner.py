@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import multiprocessing as mp
 import os
 import signal
@@ -57,6 +58,8 @@ from personal_envs.trajectories.recorder import TrajectoryRecorder, recorder_for
 #: Where episodes run: ``local`` processes or Ray actors (``personal_envs.ray_backend``; Ray is imported only then).
 BACKENDS: tuple[str, ...] = ("local", "ray")
 
+#: ``--policy sb3:PATH`` runs a policy saved by :func:`personal_envs.policies.sb3.save_policy`.
+SB3_PREFIX = "sb3:"
 #: Policies every env offers, in addition to its benchmark's own.
 GENERIC_POLICIES: dict[str, str] = {
     "random": "personal_envs.policies.base:RandomPolicy",
@@ -90,7 +93,7 @@ class EvalConfig:
 
     def results_path(self) -> Path:
         """The results file (default ``results/<env id>__<policy>.jsonl``)."""
-        return self.out or Path("results") / f"{self.env_id}__{self.policy}.jsonl"
+        return self.out or Path("results") / f"{self.env_id}__{self.policy}.jsonl".replace("/", "_")
 
 
 def policy_names(env_id: str) -> list[str]:
@@ -100,7 +103,10 @@ def policy_names(env_id: str) -> list[str]:
 
 def policy_factory(env_id: str, name: str) -> Any:
     """The factory of policy ``name`` for ``env_id`` (:class:`~personal_envs.core.errors.UnknownNameError` listing
-    the available ones)."""
+    the available ones); ``sb3:PATH`` is a saved Stable-Baselines3 policy."""
+    if name.startswith(SB3_PREFIX):
+        return functools.partial(load_object("personal_envs.policies.sb3:make_sb3_policy"),
+                                 path=name[len(SB3_PREFIX):])
     factories = {**GENERIC_POLICIES, **entry_for(env_id).policies}
     if name not in factories:
         raise UnknownNameError(f"unknown policy {name!r} for {env_id}; available: {', '.join(sorted(factories))}")

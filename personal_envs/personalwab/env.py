@@ -41,6 +41,7 @@ from personal_envs.personalwab.data import PersonalWABData, load
 from personal_envs.personalwab.official_texts import load_user_texts, release_for
 from personal_envs.personalwab.scoring import RESULT_FORMULAS
 from personal_envs.personalwab.search import ProductSearch, TooManyClauses
+from personal_envs.personalwab.splits import data_split, shared_train_world
 from personal_envs.personalwab.task import PersonalWABTask, PersonalWABWorld
 from personal_envs.personalwab.users import LLMShopper, ProfileShopper
 from personal_envs.simulators.users.base import SimulatedUser
@@ -144,7 +145,9 @@ class PersonalWABEnv(PersonalEnv):
 
     Args:
         mode: ``"single"`` or ``"multi"`` (turn setting).
-        split: Instruction split, ``"test"`` (default) or ``"train"``.
+        split: ``"test"`` (default: the data's test instructions, official when present), ``"train"`` (a generated
+            world sharing no user, persona or answer with the test data; :mod:`personal_envs.personalwab.splits`)
+            or ``"release_train"`` (the data's own train list, which shares the test users).
         task_type: Keep only ``"search"``, ``"recommend"`` or ``"review"`` tasks (``None``: all).
         memory: ``"all"`` exposes the history in ``logs``; ``"none"`` hides it.
         data_dir: Directory of the official release; ``None`` uses ``$PERSONAL_ENVS_DATA/personalwab`` if present,
@@ -157,6 +160,8 @@ class PersonalWABEnv(PersonalEnv):
             (``1 - (rank-1)/10``); the metrics report both.
         details_function: Offer ``get_product_details_by_asin`` (an opt-in extra: the official function-calling
             and ReAct agents do not get it; RecMind and PUMA do).
+        train_generate: Options of the generated train world (``seed``, ``n_users``, ...; default
+            :data:`~personal_envs.personalwab.splits.TRAIN_WORLD`).
     """
 
     def __init__(
@@ -174,6 +179,7 @@ class PersonalWABEnv(PersonalEnv):
         render_mode: str | None = None,
         result_formula: str = "official",
         details_function: bool = False,
+        train_generate: dict[str, Any] | None = None,
     ) -> None:
         if mode not in MODES:
             raise InputError(f"mode must be one of {MODES}, got {mode!r}")
@@ -201,7 +207,9 @@ class PersonalWABEnv(PersonalEnv):
         self.split = split
         self.memory = memory
         self.backend = backend
-        records = self.backend.data.tasks(split, task_type)
+        if split == "train":  # a generated world of its own, disjoint from the test data (personalwab/splits.py)
+            self.backend = shared_backend(None, shared_train_world(backend.data, dict(train_generate or {})), {})
+        records = self.backend.data.tasks(data_split(split), task_type)
         if not records:
             raise InputError(f"no {task_type or ''} tasks in split {split!r} of {self.backend.data.source}")
         self.tasks = [PersonalWABTask(record, split, index, result_formula)

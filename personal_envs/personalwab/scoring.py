@@ -118,7 +118,9 @@ def episode_metrics(task_type: str, calls: Sequence[CallScore], steps: int) -> d
     """Per-episode metrics from the scored calls (stable names used by the report).
 
     ``result_accuracy`` uses the calls' formula; ``result_accuracy_official`` and ``result_accuracy_paper`` give
-    both formulas (they differ when a list shorter than 10 held the target).
+    both formulas (they differ when a list shorter than 10 held the target).  ``best_target_rank`` is the best
+    1-based rank of the target among the correct calls' lists, 0 when none held it (an int either way, so that
+    Gymnasium's vector envs can stack the info of envs in different states).
     """
     correct = [call for call in calls if call.correct_function]
     if task_type == "review":
@@ -133,7 +135,7 @@ def episode_metrics(task_type: str, calls: Sequence[CallScore], steps: int) -> d
         "result_accuracy_official": max((call.official_accuracy for call in correct), default=0.0),
         "result_accuracy_paper": max((call.paper_accuracy for call in correct), default=0.0),
         "outcome_accuracy": max((call.result_accuracy for call in outcome_calls), default=0.0),
-        "best_target_rank": min(ranks) if ranks else None,
+        "best_target_rank": min(ranks) if ranks else 0,
         "task_function_calls": len(calls),
         "failed_calls": sum(1 for call in calls if call.failed),
         "steps": steps,

@@ -5,7 +5,8 @@ all-MiniLM-L6-v2 through ``transformers`` with ``truncation=True``: the tokenize
 pooling over the attention mask and L2 normalisation.  The shared
 :func:`personal_envs.core.embedding.minilm` model is a SentenceTransformer whose ``max_seq_length`` is 256, so a
 long review would be cut at half the official length; this module tokenizes at 512 itself and runs the same
-model's modules (mean pooling, normalisation), leaving the shared model's setting untouched for other benchmarks.
+model's modules (mean pooling, normalisation), leaving the shared model's setting untouched for other benchmarks
+(:func:`personal_envs.core.embedding.encode_local` with ``max_tokens=512``).
 """
 
 from __future__ import annotations
@@ -19,25 +20,11 @@ OFFICIAL_MAX_TOKENS = 512
 
 
 def embed_official(texts: Sequence[str], max_tokens: int = OFFICIAL_MAX_TOKENS, batch_size: int = 16) -> np.ndarray:
-    """L2-normalised MiniLM embeddings of ``texts`` truncated at ``max_tokens`` tokens, one row per text."""
-    if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
-    import torch
+    """L2-normalised MiniLM embeddings of ``texts`` truncated at ``max_tokens`` tokens, one row per text (memoised;
+    in vector-env workers computed by the machine's shared embedding service)."""
+    from personal_envs.core.embedding import embed
 
-    from personal_envs.core.embedding import minilm
-
-    model = minilm()
-    rows = []
-    for start in range(0, len(texts), batch_size):
-        batch = list(texts[start:start + batch_size])
-        features = model.tokenizer(batch, padding=True, truncation=True, max_length=max_tokens,
-                                   return_tensors="pt")
-        with torch.no_grad():
-            output = model(dict(features))
-        rows.append(output["sentence_embedding"].float().cpu().numpy())
-    vectors = np.concatenate(rows)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)
+    return embed(texts, batch_size=batch_size, max_tokens=max_tokens)
 
 
 def review_similarity(a: str, b: str) -> float:

@@ -1,16 +1,20 @@
 """A generic function-calling LLM policy for every env of the suite, made to survive real (and small) servers.
 
-Each turn the policy renders the observation's text fields for the model, passes the env's actions as OpenAI tools
-(``env.unwrapped.tool_schemas()``) or describes them for a JSON-in-text protocol, and turns the model's reply into
-``{"action_type": name, **arguments}``.
+Each turn the policy renders the observation through the suite's one renderer
+(:class:`personal_envs.chat.ChatRenderer`, shared with :class:`personal_envs.chat.ChatEnv` and the rollouts, so what
+is trained is what is evaluated), passes the env's actions as OpenAI tools (``env.unwrapped.tool_schemas()``) or
+describes them for a JSON-in-text protocol, and reads the model's reply as ``{"action_type": name, **arguments}``
+(:func:`personal_envs.chat.replies.read_reply`).  :attr:`LLMPolicy.last_request` holds the messages and tools of the
+step's request exactly as sent (the trajectory recorder keeps them per step).
 
-Prompt layout (cache-friendly, see :mod:`personal_envs.llm.prompt` for budgets and token counts):
+Prompt layout (the renderer's; see :mod:`personal_envs.llm.prompt` for budgets and token counts):
 
 * the system message holds the instructions and the fields that stay constant during an episode (``instruction``,
   ``context``, ``logs``, as they were at reset), sent once, so the server's prefix cache reuses them every step;
 * every turn appends the observation: in full (each field cut to a token budget) while it is the current one, then
-  in a compact form (only the fields that changed, cut short) that never changes again, followed by the model's
-  reply; an earlier prompt is therefore a prefix of the next one up to the previous observation;
+  (``history="compact"``, the default) in a compact form (only the fields that changed, cut short) that never
+  changes again, followed by the model's reply; an earlier prompt is therefore a prefix of the next one up to the
+  previous observation (``history="full"`` keeps every observation as sent);
 * when the prompt would exceed ``context_tokens - max_tokens``, or more than ``max_history_turns`` earlier turns
   are kept, the oldest half of the history is left out at once and a note says how many turns and which actions
   were left out (the newest history is kept); the current observation then shows every field again.
@@ -42,39 +46,44 @@ record everything needed to judge the run: model, endpoint, sampling settings, t
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import re
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium as gym
-import numpy as np
 
-from personal_envs.llm.client import ChatClient, ChatResponse, LLMError, parse_arguments
-from personal_envs.llm.jsonfix import inline_objects, loads_object
+from personal_envs.chat.render import (
+    DEFAULT_SYSTEM_PROMPT,
+    ChatRenderer,
+    action_signatures,
+    render_observation,
+    screenshot_data_url,
+    truncate,
+)
+from personal_envs.chat.replies import (
+    LLM_ERROR_ACTION,
+    NO_TOOL_CALL_ACTION,
+    extract_action_with_repairs,
+    extract_json_action,
+    extract_json_object,
+    read_reply,
+)
+from personal_envs.llm.client import ChatClient, ChatResponse, LLMError
 from personal_envs.llm.prompt import (
     DEFAULT_FIELD_TOKENS,
-    HISTORY_FIELD_TOKENS,
-    MEMORY_TOKENS,
     OBSERVATION_FIELDS,
-    OTHER_FIELD_TOKENS,
-    PINNED_FIELDS,
     TokenCounter,
-    field_text,
     message_text,
-    ordered_fields,
-    render_fields,
 )
 from personal_envs.policies.base import Policy, PolicyGaveUp
 
 __all__ = [
     "DEFAULT_MAX_TOKENS", "DEFAULT_SYSTEM_PROMPT", "LLM_ERROR_ACTION", "NO_TOOL_CALL_ACTION", "OBSERVATION_FIELDS",
-    "LLMEpisodeFailed", "LLMPolicy", "MemoryProvider", "extract_json_action", "extract_json_object", "make_llm_policy",
-    "render_observation", "screenshot_data_url", "truncate",
+    "LLMEpisodeFailed", "LLMPolicy", "MemoryProvider", "action_signatures", "extract_action_with_repairs",
+    "extract_json_action", "extract_json_object", "make_llm_policy", "render_observation", "screenshot_data_url",
+    "truncate",
 ]
 
 #: Completion tokens per turn unless ``max_tokens`` says otherwise (an action needs far fewer).
@@ -95,27 +104,7 @@ SERVER_SCALE_MARGIN = 1.05
 #: :meth:`LLMPolicy._probe_tool_messages`): enough tokens to stand out of any template's overhead.
 PROBE_FILLER_WORDS = 64
 
-#: Action names the policy sends when it has no action; no env defines them, so the env rejects them visibly.
-NO_TOOL_CALL_ACTION = "__no_tool_call__"
-LLM_ERROR_ACTION = "__llm_error__"
-
-DEFAULT_SYSTEM_PROMPT = (
-    "You are an autonomous agent acting in an interactive environment on behalf of a user. Each turn you receive "
-    "the current observation: the task instruction and what you can perceive (a page's accessibility tree, a phone "
-    "screen's UI hierarchy, the user's history, the context, the user's last reply). Decide the single best next "
-    "step and perform it by calling exactly one of the provided tools with valid arguments. If an action fails, the "
-    "next observation shows why under 'last_action_error': correct it instead of repeating it. Respect the user's "
-    "preferences, ask the user only when the observation does not tell you what they want, and end the task with "
-    "the tool meant for finishing it."
-)
-
-_TEXT_MODE_INSTRUCTIONS = (
-    "\n\nAnswer with exactly one JSON object and nothing else, of the form "
-    '{"action_type": "<action name>", "<argument>": <value>, ...}. The available actions are:\n'
-)
 _TOOL_REFUSAL = re.compile(r"tool|function|jinja", re.IGNORECASE)
-_NAME_KEYS = ("action_type", "name", "function", "action")
-_TRACE_TEXT_CHARS = 500
 
 
 class LLMEpisodeFailed(PolicyGaveUp):
@@ -130,20 +119,6 @@ class MemoryProvider(Protocol):
     def context(self, observation: dict[str, Any], info: dict[str, Any]) -> str:
         """Text to show the model alongside the observation ('' for none)."""
         ...
-
-
-@dataclass
-class _Turn:
-    """One turn: the observation in full (while current) and compact (once superseded), and the model's reply."""
-
-    full_text: str
-    compact_text: str
-    reply: dict[str, Any] | None = None
-    tool_call_ids: list[str] = field(default_factory=list)
-    image_url: str | None = None
-    action_name: str = ""
-    full_keys: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 class LLMPolicy(Policy):
@@ -175,6 +150,8 @@ class LLMPolicy(Policy):
             vision models; only the current turn carries the image.
         max_failures_in_a_row: Failed calls in a row after which :meth:`act` raises :class:`LLMEpisodeFailed`
             (before the endpoint's first valid reply, one failed call is enough).
+        history: How earlier observations are shown: ``"compact"`` (only what changed, cut short) or ``"full"``
+            (as they were sent; what :class:`personal_envs.chat.ChatEnv` gives trainers).
 
     Raises:
         LLMError: when no endpoint is configured (so an eval fails at once instead of after every episode).
@@ -202,6 +179,7 @@ class LLMPolicy(Policy):
         request_extra: Mapping[str, Any] | None = None,
         include_screenshot: bool = False,
         max_failures_in_a_row: int = DEFAULT_MAX_FAILURES_IN_A_ROW,
+        history: str = "compact",
     ) -> None:
         if max_failures_in_a_row < 1:
             raise ValueError(f"max_failures_in_a_row must be at least 1, got {max_failures_in_a_row}")
@@ -233,6 +211,12 @@ class LLMPolicy(Policy):
         self.include_screenshot = include_screenshot
         self.max_failures_in_a_row = int(max_failures_in_a_row)
         self.counter = TokenCounter(self.client, tokenizer)
+        env_spec = getattr(env, "spec", None)
+        self._env_id = getattr(env_spec, "id", None) or type(env.unwrapped).__name__
+        #: The conversation, rendered by the suite's one renderer (:class:`personal_envs.chat.ChatRenderer`).
+        self.chat = ChatRenderer(env_id=self._env_id, tools=self._tools, counter=self.counter,
+                                 field_budgets=self.field_budgets, system_prompt=self.system_prompt,
+                                 include_screenshot=include_screenshot, history=history)
         #: The model name as configured (``None``: the server's first listed model is asked for).
         self.requested_model: str | None = self.client.model
         #: Server prompt tokens per counted token, learnt from the last reply (``None`` before the first).
@@ -246,9 +230,7 @@ class LLMPolicy(Policy):
         #: When set (the runner sets it when resuming a results file), the first reply of an episode from another
         #: model ends the episode with :class:`LLMEpisodeFailed` instead of mixing models in one file.
         self.expected_model: str | None = None
-        #: The protocol in use: ``"native"`` (tools) or ``"text"`` (JSON in the reply); may change under "auto".
         self.effective_tool_mode = "text" if tool_mode == "text" else "native"
-        #: How observations after a call are sent: ``"tool"`` or ``"user"``; may change under "auto".
         self.effective_observation_role = "user" if observation_role == "user" else "tool"
         #: Every endpoint failure seen, as ``"episode E step S: message"``; the eval keeps running.
         self.errors: list[str] = []
@@ -258,13 +240,9 @@ class LLMPolicy(Policy):
         self.last_response: ChatResponse | None = None
         #: One entry per model call of the current episode (see :meth:`episode_report`).
         self.trace: list[dict[str, Any]] = []
-        self._turns: list[_Turn] = []
-        self._first_kept = 0
-        self._left_out_actions: list[str] = []
-        self._pinned_text = ""
-        self._pinned: dict[str, str] = {}
-        self._previous: dict[str, str] = {}
-        self._current_observation: Mapping[str, Any] = {}
+        #: The step's request as sent (``messages``, ``tools``, ``sampling``) and, once answered, the ``reply`` (an
+        #: assistant message); ``None`` before the step's first request.
+        self.last_request: dict[str, Any] | None = None
         self._current_memory = ""
         self._notes: list[str] = []
         self._episode = -1
@@ -278,10 +256,26 @@ class LLMPolicy(Policy):
         #: template does not change between episodes).
         self._role_probed = False
         self._episode_errors: list[str] = []
-        env_spec = getattr(env, "spec", None)
-        self._env_id = getattr(env_spec, "id", None) or type(env.unwrapped).__name__
 
     # ------------------------------------------------------------------------------------------ Policy API
+    @property
+    def effective_tool_mode(self) -> str:
+        """The protocol in use: ``"native"`` (tools) or ``"text"`` (JSON in the reply); may change under "auto"."""
+        return "native" if self.chat.native_tools else "text"
+
+    @effective_tool_mode.setter
+    def effective_tool_mode(self, value: str) -> None:
+        self.chat.native_tools = value == "native"
+
+    @property
+    def effective_observation_role(self) -> str:
+        """How observations after a call are sent: ``"tool"`` or ``"user"``; may change under "auto"."""
+        return "tool" if self.chat.tool_messages else "user"
+
+    @effective_observation_role.setter
+    def effective_observation_role(self, value: str) -> None:
+        self.chat.tool_messages = value == "tool"
+
     @property
     def use_tools(self) -> bool:
         """True while the actions are sent as native tools."""
@@ -294,9 +288,7 @@ class LLMPolicy(Policy):
 
     def reset(self, observation: dict[str, Any], info: dict[str, Any]) -> None:
         """Start a new conversation for a new episode; the constant fields go into the system message."""
-        self._turns = []
-        self._first_kept = 0
-        self._left_out_actions = []
+        self.chat.reset(observation)
         self._notes = []
         self._episode += 1
         self._step = 0
@@ -310,22 +302,17 @@ class LLMPolicy(Policy):
         self._tool_calls_seen = 0
         self._replies_without_call = 0
         self._last_sent = None
-        pinned = [key for key in PINNED_FIELDS if field_text(observation.get(key))]
-        sections = render_fields(observation, self.counter, self.field_budgets, keys=pinned)
-        self._pinned_text = "\n\n".join(sections)
-        self._pinned = {key: field_text(observation.get(key)) for key in pinned}
-        self._previous = {}
+        self.last_request = None
 
     def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
         """Ask the model for the next action; never raises for endpoint or reply problems."""
         if self._episode < 0:  # act() without reset(): behave as a fresh episode
             self.reset(observation, info)
         self._step += 1
-        self._current_observation = observation
+        self.last_request = None
         memory_text = self._memory_text(observation, info)
         notes, self._notes = self._notes, []
-        turn = self._new_turn(observation, memory_text, notes)
-        self._turns.append(turn)
+        self.chat.observe(observation, memory_text, notes)
         entry: dict[str, Any] = {"step": self._step}
         self.trace.append(entry)
         started = time.monotonic()
@@ -339,7 +326,7 @@ class LLMPolicy(Policy):
             self._episode_errors.append(str(exc))
             entry["error"] = str(exc)
             entry["error_kind"] = exc.kind
-            turn.action_name = LLM_ERROR_ACTION
+            self.chat.record_action_name(LLM_ERROR_ACTION)
             self._failures_in_a_row += 1
             if not self.answered or self._failures_in_a_row >= self.max_failures_in_a_row:
                 why = ("the endpoint has not given a valid reply yet" if not self.answered else
@@ -352,9 +339,8 @@ class LLMPolicy(Policy):
         self._failures_in_a_row = 0
         self._note_model(response, entry)
         self.last_response = response
-        action = self._action_from(response, turn, entry)
-        turn.action_name = str(action.get("action_type", ""))
-        entry["action"] = turn.action_name
+        action = self._action_from(response, entry)
+        entry["action"] = str(action.get("action_type", ""))
         return action
 
     def episode_report(self) -> dict[str, Any]:
@@ -405,82 +391,10 @@ class LLMPolicy(Policy):
         }
 
     # ------------------------------------------------------------------------------------------ prompt
-    def _new_turn(self, observation: dict[str, Any], memory_text: str, notes: list[str]) -> _Turn:
-        """The current observation in full (every field but the pinned ones still equal to their pinned value) and
-        compact (the fields that changed since the previous observation, cut short, plus the step's user reply and
-        error)."""
-        keys = ordered_fields(observation)
-        current = {key: field_text(observation.get(key)) for key in keys}
-        full_keys = [key for key in keys if current[key] and current[key] != self._pinned.get(key)]
-        compact_keys = [key for key in full_keys if key in ("last_action_error", "user_reply")
-                        or current[key] != self._previous.get(key)]
-        full = self._render(observation, full_keys, memory_text, notes, scale=1.0)
-        compact_sections = render_fields(observation, self.counter, {}, keys=compact_keys,
-                                         default_budget=HISTORY_FIELD_TOKENS)
-        if notes:
-            compact_sections.append("## note\n" + "\n".join(notes))
-        compact = "\n\n".join(compact_sections) or "(nothing changed)"
-        self._previous = current
-        return _Turn(full_text=full, compact_text=compact, full_keys=full_keys, notes=list(notes),
-                     image_url=screenshot_data_url(observation.get("screenshot")) if self.include_screenshot else None)
-
-    def _render(self, observation: Mapping[str, Any], keys: list[str], memory_text: str, notes: list[str],
-                scale: float) -> str:
-        sections = render_fields(observation, self.counter, self.field_budgets, keys=keys, scale=scale)
-        if memory_text.strip():
-            sections.append("## memory\n" + self.counter.cut(memory_text.strip(), max(16, int(MEMORY_TOKENS * scale))))
-        if notes:
-            sections.append("## note\n" + "\n".join(notes))
-        return "\n\n".join(sections) if sections else "(empty observation)"
-
-    def _system_text(self) -> str:
-        system = self.system_prompt + f"\n\nEnvironment: {self._env_id}."
-        if self.effective_tool_mode == "text":
-            system += _TEXT_MODE_INSTRUCTIONS + action_signatures(self._tools())
-        if self._pinned_text:
-            system += "\n\n# Task context (constant during this episode)\n\n" + self._pinned_text
-        return system
-
     def messages(self) -> list[dict[str, Any]]:
         """The conversation the next request sends: system prompt with the constant context, kept turns, and the
-        current observation."""
-        native_roles = self.effective_tool_mode == "native" and self.effective_observation_role == "tool"
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self._system_text()}]
-        kept = self._turns[self._first_kept:]
-        pending_ids: list[str] = []
-        for index, turn in enumerate(kept):
-            current = index == len(kept) - 1
-            text = turn.full_text if current else turn.compact_text
-            if index == 0 and self._first_kept > 0:
-                text = self._left_out_note() + "\n\n" + text
-            if pending_ids and native_roles:
-                messages.append({"role": "tool", "tool_call_id": pending_ids[0], "content": text})
-                messages.extend(
-                    {"role": "tool", "tool_call_id": extra_id,
-                     "content": "Not executed: only the first tool call of a turn is executed."}
-                    for extra_id in pending_ids[1:]
-                )
-            else:
-                messages.append({"role": "user", "content": text})
-            if turn.image_url is not None and current:
-                messages.append({"role": "user", "content": [
-                    {"type": "text", "text": "Current screenshot:"},
-                    {"type": "image_url", "image_url": {"url": turn.image_url}},
-                ]})
-            pending_ids = []
-            if turn.reply is not None and native_roles:
-                messages.append(turn.reply)
-                pending_ids = list(turn.tool_call_ids)
-            elif turn.reply is not None:  # no tool roles: the call is shown as the JSON it stood for
-                messages.append({"role": "assistant", "content": _reply_as_text(turn.reply)})
-        return messages
-
-    def _left_out_note(self) -> str:
-        actions = self._left_out_actions
-        shown = ", ".join(actions[-12:])
-        more = f" (the last 12 of them: {shown})" if len(actions) > 12 else f": {shown}" if shown else ""
-        return (f"[{self._first_kept} earlier turn(s) of this episode were left out to fit the context window; "
-                f"their actions{more}]")
+        current observation (:meth:`personal_envs.chat.ChatRenderer.messages`)."""
+        return self.chat.messages()
 
     def _prompt_tokens(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
         total = sum(self.counter.count(message_text(m)) + 4 for m in messages)
@@ -499,43 +413,31 @@ class LLMPolicy(Policy):
         oldest half of the history when needed, then shrink the current observation's fields."""
         tools = self._native_tools()
         budget = self.context_tokens - (self.max_tokens or DEFAULT_MAX_TOKENS) - TEMPLATE_MARGIN_TOKENS
-        history = len(self._turns) - 1 - self._first_kept
+        chat = self.chat
+        history = len(chat.turns) - 1 - chat.first_kept
         if history > self.max_history_turns:
-            self._leave_out(len(self._turns) - 1 - max(self.max_history_turns // 2, 0))
+            chat.leave_out(len(chat.turns) - 1 - max(self.max_history_turns // 2, 0))
         messages = self.messages()
         tokens = self._server_count(self._prompt_tokens(messages, tools))
-        while tokens > budget and self._first_kept < len(self._turns) - 1:
-            history = len(self._turns) - 1 - self._first_kept
-            self._leave_out(self._first_kept + max(1, (history + 1) // 2))
+        while tokens > budget and chat.first_kept < len(chat.turns) - 1:
+            history = len(chat.turns) - 1 - chat.first_kept
+            chat.leave_out(chat.first_kept + max(1, (history + 1) // 2))
             messages = self.messages()
             tokens = self._server_count(self._prompt_tokens(messages, tools))
         scale = 1.0
         while tokens > budget and scale > 0.1:
             scale /= 2
-            self._rerender_current(scale)
+            chat.rerender_current(scale)
             messages = self.messages()
             tokens = self._server_count(self._prompt_tokens(messages, tools))
         entry["estimated_prompt_tokens"] = tokens
-        if self._first_kept:
-            entry["left_out_turns"] = self._first_kept
+        if chat.first_kept:
+            entry["left_out_turns"] = chat.first_kept
         if scale < 1.0:
             entry["fields_scaled"] = scale
         if tokens > budget:
             entry["over_budget"] = True
         return messages, tools
-
-    def _leave_out(self, new_first: int) -> None:
-        new_first = min(new_first, len(self._turns) - 1)
-        if new_first <= self._first_kept:
-            return
-        self._left_out_actions += [t.action_name or "?" for t in self._turns[self._first_kept:new_first]]
-        self._first_kept = new_first
-
-    def _rerender_current(self, scale: float) -> None:
-        """Render the current observation again with every field budget multiplied by ``scale``."""
-        turn = self._turns[-1]
-        turn.full_text = self._render(self._current_observation, turn.full_keys, self._current_memory, turn.notes,
-                                      scale)
 
     # ------------------------------------------------------------------------------------------ requests
     def _tools(self) -> list[dict[str, Any]]:
@@ -556,7 +458,9 @@ class LLMPolicy(Policy):
         messages, tools = self._fit(entry)
         entry["mode"] = self.effective_tool_mode
         entry["observation_role"] = self.effective_observation_role
-        return self.client.chat(messages, tools=tools, **self._request_kwargs()), messages
+        kwargs = self._request_kwargs()
+        self.last_request = {"messages": messages, "tools": tools, "sampling": kwargs}
+        return self.client.chat(messages, tools=tools, **kwargs), messages
 
     def _send_fitting(self, entry: dict[str, Any]) -> tuple[ChatResponse, list[dict[str, Any]]]:
         """:meth:`_send`; a context overflow sets the scale from the server's count, trims and is retried once."""
@@ -615,7 +519,7 @@ class LLMPolicy(Policy):
         self._learn_scale(response, messages)
         prompt = usage.get("prompt_tokens")
         if isinstance(prompt, int):
-            self._last_sent = (prompt, self._prompt_tokens(messages, self._native_tools()), self._first_kept)
+            self._last_sent = (prompt, self._prompt_tokens(messages, self._native_tools()), self.chat.first_kept)
         return response
 
     def _native_tools(self) -> list[dict[str, Any]] | None:
@@ -682,7 +586,7 @@ class LLMPolicy(Policy):
         tool_tokens = sum(self.counter.count(str(message.get("content") or "")) for message in trailing)
         total = self._prompt_tokens(messages, self._tools())
         previous = self._last_sent
-        if previous is not None and previous[2] == self._first_kept and previous[1] < total:
+        if previous is not None and previous[2] == self.chat.first_kept and previous[1] < total:
             if tool_tokens < MIN_DETECTABLE_TOOL_TOKENS:
                 return None
             server_growth, our_growth = prompt - previous[0], total - previous[1]
@@ -733,144 +637,27 @@ class LLMPolicy(Policy):
         return self._current_memory
 
     # ------------------------------------------------------------------------------------------ replies
-    def _action_from(self, response: ChatResponse, turn: _Turn, entry: dict[str, Any]) -> dict[str, Any]:
-        turn.reply = response.assistant_message()
-        turn.tool_call_ids = [call.id for call in response.tool_calls]
-        if response.content:
-            entry["content"] = response.content[:_TRACE_TEXT_CHARS]
+    def _action_from(self, response: ChatResponse, entry: dict[str, Any]) -> dict[str, Any]:
+        """The reply's action (:func:`personal_envs.chat.replies.read_reply`), kept in the conversation; replies
+        without a tool call count towards the switch to the text protocol under ``tool_mode="auto"``."""
         if response.tool_calls:
             self._tool_calls_seen += 1
             self._replies_without_call = 0
-            call = response.tool_calls[0]
-            entry["tool_call"] = call.name
-            entry["raw_arguments"] = call.raw_arguments[:_TRACE_TEXT_CHARS]
-            if call.repairs:
-                entry["repairs"] = list(call.repairs)
-            if len(response.tool_calls) > 1:
-                self._notes.append(f"Only your first tool call ({call.name}) was executed; call one tool per turn.")
-            if set(call.arguments) == {"_raw"}:
-                self._notes.append(f"The arguments of your call to {call.name} were not valid JSON: "
-                                   f"{str(call.arguments['_raw'])[:200]!r}. Send a JSON object.")
-            return _flat_action(call.name, call.arguments)
-        if self.effective_tool_mode == "native":
+        elif self.effective_tool_mode == "native":
             self._replies_without_call += 1
             if (self.tool_mode == "auto" and self._tool_calls_seen == 0
                     and self._replies_without_call >= NO_TOOL_CALL_SWITCH):
                 self._switch(entry, "tool_mode", "text", f"{self._replies_without_call} replies without a tool "
                              "call: the server ignores tools")
                 self.effective_tool_mode = "text"
-        action, repairs = extract_action_with_repairs(response.content)
-        if action is not None:
-            if repairs:
-                entry["repairs"] = repairs
-            return action
-        self._notes.append("Your previous reply had no tool call and no JSON action, so nothing was done. "
-                           + ("Act by calling exactly one of the tools." if self.use_tools
-                              else "Answer with one JSON object naming the action."))
-        return {"action_type": NO_TOOL_CALL_ACTION, "reply": response.content[:300]}
-
-
-def action_signatures(tools: list[dict[str, Any]]) -> str:
-    """The actions as one line each, ``name(arg: type, optional?: type): description``, for the text protocol
-    (much shorter than the JSON schemas)."""
-    lines = []
-    for tool in tools:
-        function = tool.get("function", tool)
-        parameters = function.get("parameters") or {}
-        required = set(parameters.get("required") or [])
-        args = []
-        for name, schema in (parameters.get("properties") or {}).items():
-            kind = schema.get("type", "any")
-            if "enum" in schema:
-                kind = "|".join(json.dumps(v) for v in schema["enum"])
-            args.append(f"{name}{'' if name in required else '?'}: {kind}")
-        lines.append(f"- {function.get('name')}({', '.join(args)}): {function.get('description', '')}")
-    return "\n".join(lines)
-
-
-def _flat_action(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """``{"action_type": name, **arguments}``; an argument named ``action_type`` cannot rename the call."""
-    return {"action_type": name, **{key: value for key, value in arguments.items() if key != "action_type"}}
-
-
-def _reply_as_text(reply: Mapping[str, Any]) -> str:
-    """An assistant message as plain text: its content, or its first tool call as a JSON action."""
-    calls = reply.get("tool_calls") or []
-    if not calls:
-        return str(reply.get("content") or "")
-    function = calls[0]["function"]
-    return json.dumps(_flat_action(function["name"], parse_arguments(function["arguments"])), ensure_ascii=False)
-
-
-# ---------------------------------------------------------------------------------------------- rendering
-def render_observation(
-    observation: Mapping[str, Any],
-    budgets: Mapping[str, int],
-    memory_text: str = "",
-    notes: list[str] | None = None,
-    default_budget: int = OTHER_FIELD_TOKENS,
-) -> str:
-    """The observation's text fields as one message: ``## field`` headings, each field cut to its *token* budget
-    (estimated, 4 characters per token).
-
-    The suite's standard fields come first in :data:`OBSERVATION_FIELDS` order (``last_action_error`` last); any
-    other text field an env adds (for example PersonalWAB's function ``result``) is included before the error with
-    the budget of its key in ``budgets`` or ``default_budget``.  Arrays such as screenshots are skipped.
-    """
-    counter = TokenCounter(None, "estimate")
-    sections = render_fields(observation, counter, budgets, default_budget=default_budget)
-    if memory_text.strip():
-        sections.append("## memory\n" + counter.cut(memory_text.strip(), MEMORY_TOKENS))
-    if notes:
-        sections.append("## note\n" + "\n".join(notes))
-    return "\n\n".join(sections) if sections else "(empty observation)"
-
-
-def truncate(text: str, limit_tokens: int) -> str:
-    """``text`` cut to about ``limit_tokens`` estimated tokens, with a marker saying how much was left out."""
-    return TokenCounter(None, "estimate").cut(text, limit_tokens)
-
-
-def screenshot_data_url(screenshot: Any) -> str | None:
-    """An H x W x 3 (or x 4) uint8 array as a ``data:image/png;base64,...`` URL; None for anything else."""
-    if not isinstance(screenshot, np.ndarray) or screenshot.ndim != 3 or screenshot.shape[2] not in (3, 4):
-        return None
-    if screenshot.size == 0:
-        return None
-    from PIL import Image  # Pillow is only needed when screenshots are sent
-
-    buffer = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(screenshot, dtype=np.uint8)).save(buffer, format="PNG", optimize=False)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-# ---------------------------------------------------------------------------------------------- parsing
-def extract_json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object found in ``text`` (leniently: fences, control characters, trailing commas), or None."""
-    for candidate, _repairs in _json_objects(text):
-        return candidate
-    return None
-
-
-def extract_json_action(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` that names an action (``action_type``, ``name``, ...), or None."""
-    return extract_action_with_repairs(text)[0]
-
-
-def extract_action_with_repairs(text: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """:func:`extract_json_action` plus the repairs the text needed."""
-    for candidate, repairs in _json_objects(text):
-        if any(isinstance(candidate.get(key), (str, Mapping)) for key in _NAME_KEYS):
-            return candidate, repairs
-    return None, []
-
-
-def _json_objects(text: str) -> Iterator[tuple[dict[str, Any], list[str]]]:
-    recovered, repairs = loads_object(text)
-    if recovered is not None:
-        yield recovered, repairs
-    for parsed in inline_objects(text):
-        yield parsed, ["inline object extracted"]
+        read = read_reply(response, native=self.use_tools)
+        entry.update(read.trace)
+        self._notes.extend(read.notes)
+        reply = response.assistant_message()
+        if self.last_request is not None:
+            self.last_request["reply"] = reply
+        self.chat.record_reply(reply, str(read.action.get("action_type", "")))
+        return read.action
 
 
 def make_llm_policy(env: gym.Env[Any, Any], seed: int = 0, **kwargs: Any) -> LLMPolicy:

@@ -35,6 +35,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from personal_envs.chat.records import compress_request
 from personal_envs.core.recorder import to_jsonable, write_json_atomic
 
 logger = logging.getLogger(__name__)
@@ -161,6 +162,7 @@ class EpisodeWriter:
             "started": time.time(), "steps": [], "recording_errors": [],
         }
         self._last_text: dict[str, str] = {}
+        self._last_messages: list[dict[str, Any]] | None = None
         self._images: dict[str, str] = {}
         self._image_bytes = 0
         self._usage = _usage_of(policy)
@@ -188,6 +190,9 @@ class EpisodeWriter:
             if space is not None:
                 self.data["coordinate_space"] = [int(space[0]), int(space[1])]
             self.data["initial_signals"] = self._signals()
+            schemas = getattr(unwrapped, "tool_schemas", None)
+            if callable(schemas):
+                self.data["tools"] = to_jsonable(schemas())
             self._page_boxes = self._boxes()
         except Exception as exc:
             self._note("reset", exc)
@@ -230,6 +235,7 @@ class EpisodeWriter:
                 if isinstance(reply, str) and reply and reply != self._last_text.get("user_reply"):
                     entry["user_turn"] = {"action": _action_name(action), "message": _message_of(action),
                                           "reply": reply, "decision": None, "step": number}
+            self._record_request(entry)
             reasoning = _reasoning(action, self.policy)
             if reasoning:
                 entry["reasoning"] = reasoning
@@ -284,6 +290,21 @@ class EpisodeWriter:
             return None
 
     # ------------------------------------------------------------------------------------------ internals
+    def _record_request(self, entry: dict[str, Any]) -> None:
+        """Keep the exact messages the policy sent for this step (an LLM policy's ``last_request``), stored as
+        what changed since the previous step's (:func:`personal_envs.chat.records.compress_request`), its
+        sampling settings and the reply (the env's tools are kept once, at reset)."""
+        request = getattr(self.policy, "last_request", None)
+        if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+            return
+        messages = to_jsonable(request["messages"])
+        stored = compress_request(self._last_messages, messages)
+        for key in ("sampling", "reply"):
+            if request.get(key) is not None:
+                stored[key] = to_jsonable(request[key])
+        entry["request"] = stored
+        self._last_messages = messages
+
     def _commit(self) -> Path:
         final = self.recorder.episode_dir(self.episode)
         old = self.recorder.directory / f"{_OLD_PREFIX}{final.name}-{os.getpid()}"

@@ -40,6 +40,7 @@ from personal_envs.webmall.generator import generate_tasks
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
 from personal_envs.webmall.server import ShopCluster
 from personal_envs.webmall.solution_page import is_solution_url, load_solution_texts, read_submission
+from personal_envs.webmall.splits import SPLITS, TRAIN_SEED, train_tasks
 from personal_envs.webmall.tasks import WebMallTask, find_task_file, load_official_tasks, select_tasks
 from personal_envs.webmall.text_scripts import ShopScript, SolutionScript, submitted_text
 from personal_envs.webmall.world import WebMallWorld
@@ -126,6 +127,9 @@ class WebMallEnv(PersonalEnv):
         data_dir: Directory with the official ``task_sets.json`` and ``webmall_1..4.csv``; default: the fetch cache
             when it holds them, else the shipped catalog with generated tasks; ``"shipped"`` forces the latter.
         tasks: ``"auto"`` (official when data is present, else generated), ``"official"`` or ``"generated"``.
+        split: ``"test"`` (default): the tasks above; ``"train"``: generated tasks (seed ``7919 + generator_seed``,
+            ``num_generated`` of them, default 1,500 before filtering) sharing no product, task text or buyer with
+            them (:mod:`personal_envs.webmall.splits`).
         num_generated: Number of generated tasks (default: the official 91 per-category counts).
         generator_seed: Seed of the task generator.
         observation_mode: One of :data:`OBSERVATION_MODES`.
@@ -189,6 +193,7 @@ class WebMallEnv(PersonalEnv):
         scoring: str = "official",
         pre_observation_delay: float | None = None,
         render: str = "browser",
+        split: str = "test",
     ) -> None:
         if render not in RENDERS:
             raise InputError(f"render must be one of {RENDERS}, got {render!r}")
@@ -230,6 +235,11 @@ class WebMallEnv(PersonalEnv):
         else:
             all_tasks = generate_tasks(self.catalog, num_generated, seed=generator_seed)
             self.data_quirks, self.unresolved_references = [], []
+        if split not in SPLITS:
+            raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+        if split == "train":  # generated tasks sharing no product, text or buyer with the test set (webmall/splits.py)
+            all_tasks = train_tasks(self.catalog, all_tasks, num_generated, seed=TRAIN_SEED + generator_seed)
+        self.split = split
         self.tasks: list[WebMallTask] = select_tasks(all_tasks, task_set, task_id)
         self.task_set = task_set
         self.dense = dense_reward

@@ -12,6 +12,11 @@ its factory in its registration entry (``EnvEntry.candidates``), which :func:`de
 * :class:`PhoneCandidates`: ``click`` at the centre of each clickable node of a uiautomator hierarchy, ``open_app``
   for the apps, system keys, scrolling, ``wait``, ``finished`` and canned questions;
 * :class:`ArgumentFreeCandidates`: one candidate per action that needs no argument.
+
+Fixed slots: a provider lists its control actions in ``fixed_slots`` (keys ``"<family>"`` or ``"<family>/<name>"``,
+in slot order) and marks the candidates that fill them with ``Candidate.slot``; the discrete wrapper keeps each of
+them in the same slot on every screen and never cuts them.  The phone's ``finished``, ``ask_user`` and ``wait``, the
+browsers' finishing message, waiting, going back and scrolling, and every PersonalWAB call are fixed.
 """
 
 from __future__ import annotations
@@ -37,15 +42,26 @@ _TEXT_ROLES = frozenset({"textbox", "searchbox", "textarea", "textField"})
 
 @dataclass(frozen=True)
 class Candidate:
-    """One concrete action: its family (kind of choice), a human-readable label and the JSON action."""
+    """One concrete action: its family (kind of choice), a human-readable label, the JSON action and, for a
+    control action, the key of its fixed slot (one of the provider's ``fixed_slots``)."""
 
     family: str
     label: str
     action: dict[str, Any]
+    slot: str | None = None
+
+
+def slot_family(key: str) -> str:
+    """The family of a fixed-slot key (``"respond/0"`` -> ``"respond"``)."""
+    return key.split("/", 1)[0]
 
 
 class CandidateProvider(Protocol):
-    """Turns an observation into the candidate actions available now."""
+    """Turns an observation into the candidate actions available now.
+
+    A provider may also have ``fixed_slots: tuple[str, ...]``, the keys of its control actions that keep one slot
+    each (see the module docstring); one without it has none.
+    """
 
     #: Every family the provider can produce, in a fixed order (the first MultiDiscrete component).
     families: tuple[str, ...]
@@ -63,13 +79,18 @@ class BrowserCandidates:
         action_names: The env's action names (candidates for missing actions are left out).
     """
 
-    families: tuple[str, ...] = ("click", "fill", "go_back", "scroll", "send_msg_to_user")
+    families: tuple[str, ...] = ("click", "fill", "go_back", "scroll", "send_msg_to_user", "noop")
 
     def __init__(self, action_names: Sequence[str], max_elements: int = 48,
                  messages: Sequence[str] = BROWSER_MESSAGES) -> None:
         self.action_names = frozenset(action_names)
         self.max_elements = max_elements
         self.messages = tuple(messages)
+        #: Page-level actions first: the finishing messages, waiting, going back, scrolling.
+        self.fixed_slots: tuple[str, ...] = tuple(
+            [f"send_msg_to_user/{i}" for i in range(len(self.messages)) if "send_msg_to_user" in self.action_names]
+            + [name for name in ("noop", "go_back") if name in self.action_names]
+            + (["scroll/down", "scroll/up"] if "scroll" in self.action_names else []))
 
     def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
         candidates: list[Candidate] = []
@@ -89,15 +110,20 @@ class BrowserCandidates:
         if "goto" in self.action_names:  # the sites the instruction names (WebMall's shops and solution page)
             for url in instruction_urls(str(observation.get("instruction", ""))):
                 candidates.append(Candidate("goto", f"go to {url}", {"action_type": "goto", "url": url}))
-        if "go_back" in self.action_names:
-            candidates.append(Candidate("go_back", "go back", {"action_type": "go_back"}))
-        if "scroll" in self.action_names:
-            candidates.append(Candidate("scroll", "scroll down", {"action_type": "scroll", "delta_x": 0, "delta_y": 600}))
-            candidates.append(Candidate("scroll", "scroll up", {"action_type": "scroll", "delta_x": 0, "delta_y": -600}))
         if "send_msg_to_user" in self.action_names:
-            for text in self.messages:
+            for i, text in enumerate(self.messages):
                 candidates.append(Candidate("send_msg_to_user", f"say '{text}'",
-                                            {"action_type": "send_msg_to_user", "text": text}))
+                                            {"action_type": "send_msg_to_user", "text": text},
+                                            slot=f"send_msg_to_user/{i}"))
+        if "noop" in self.action_names:
+            candidates.append(Candidate("noop", "wait", {"action_type": "noop"}, slot="noop"))
+        if "go_back" in self.action_names:
+            candidates.append(Candidate("go_back", "go back", {"action_type": "go_back"}, slot="go_back"))
+        if "scroll" in self.action_names:
+            candidates.append(Candidate("scroll", "scroll down", {"action_type": "scroll", "delta_x": 0, "delta_y": 600},
+                                        slot="scroll/down"))
+            candidates.append(Candidate("scroll", "scroll up", {"action_type": "scroll", "delta_x": 0, "delta_y": -600},
+                                        slot="scroll/up"))
         return candidates
 
 
@@ -161,6 +187,10 @@ class PhoneCandidates:
         self.questions = tuple(questions)
         self.terminal = terminal
         self.system = system
+        #: The control actions first, always in these slots: finished, each question, wait, then home and back.
+        self.fixed_slots: tuple[str, ...] = tuple(
+            (["finished"] if terminal else []) + [f"ask_user/{i}" for i in range(len(self.questions))]
+            + (["wait", "navigate_home", "navigate_back", "scroll/down", "scroll/up"] if system else []))
 
     def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
         from personal_envs.simulators.phone.uixml import parse_ui_xml
@@ -190,20 +220,21 @@ class PhoneCandidates:
         if self.top_k is not None:
             taps = rank_by_relevance(taps, tap_texts, instruction, self.top_k)
             opens = rank_by_relevance(opens, list(self.apps), instruction, self.top_k)
-        candidates = [*opens, *taps]
+        candidates: list[Candidate] = []
+        if self.terminal:
+            candidates.append(Candidate("finished", "finished", {"action_type": "finished"}, slot="finished"))
+        for i, text in enumerate(self.questions):
+            candidates.append(Candidate("ask_user", f"ask '{text}'", {"action_type": "ask_user", "text": text},
+                                        slot=f"ask_user/{i}"))
         if self.system:
             candidates += [
-                Candidate("navigate_home", "home", {"action_type": "navigate_home"}),
-                Candidate("navigate_back", "back", {"action_type": "navigate_back"}),
-                Candidate("scroll", "scroll down", {"action_type": "scroll", "direction": "down"}),
-                Candidate("scroll", "scroll up", {"action_type": "scroll", "direction": "up"}),
-                Candidate("wait", "wait", {"action_type": "wait"}),
+                Candidate("wait", "wait", {"action_type": "wait"}, slot="wait"),
+                Candidate("navigate_home", "home", {"action_type": "navigate_home"}, slot="navigate_home"),
+                Candidate("navigate_back", "back", {"action_type": "navigate_back"}, slot="navigate_back"),
+                Candidate("scroll", "scroll down", {"action_type": "scroll", "direction": "down"}, slot="scroll/down"),
+                Candidate("scroll", "scroll up", {"action_type": "scroll", "direction": "up"}, slot="scroll/up"),
             ]
-        for text in self.questions:
-            candidates.append(Candidate("ask_user", f"ask '{text}'", {"action_type": "ask_user", "text": text}))
-        if self.terminal:
-            candidates.append(Candidate("finished", "finished", {"action_type": "finished"}))
-        return candidates
+        return [*candidates, *opens, *taps]
 
 
 def phone_app_names() -> tuple[str, ...]:
@@ -225,9 +256,10 @@ class ArgumentFreeCandidates:
         if not self.specs:
             raise ValueError("the env has no argument-free action; pass a candidate provider")
         self.families = tuple(spec.name for spec in self.specs)
+        self.fixed_slots: tuple[str, ...] = self.families
 
     def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
-        return [Candidate(spec.name, spec.name, {"action_type": spec.name}) for spec in self.specs]
+        return [Candidate(spec.name, spec.name, {"action_type": spec.name}, slot=spec.name) for spec in self.specs]
 
 
 def browser_candidates(env: Any) -> BrowserCandidates:

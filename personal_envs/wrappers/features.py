@@ -93,38 +93,43 @@ def _is_image(space: spaces.Space[Any]) -> bool:
     return isinstance(space, spaces.Box) and space.dtype == np.uint8 and len(space.shape) == 3
 
 
-class FeatureObservation(gym.ObservationWrapper[np.ndarray, Any, Any]):
-    """A ``Dict`` observation of text and images as one ``Box(-1, 1, (D,), float32)`` vector.
+class ObservationFeaturizer:
+    """Turns a ``Dict`` observation into one float32 vector in [-1, 1] (what :class:`FeatureObservation` emits;
+    also used by saved policies that read raw observations).
 
     Args:
-        env: An env whose observation space is a ``Dict``.
-        fields: Keys to featurise, in this order (default: every text, image and numeric ``Box`` field, sorted).
-        text_dim: Bins per text field (hashing encoder).
-        encoder: ``"hash"`` (default) or ``"minilm"``.
-        image_size: (height, width) of downsampled images.
-        grayscale: Downsample images to one channel.
+        space: The env's ``Dict`` observation space.
+        fields, text_dim, encoder, image_size, grayscale: See :class:`FeatureObservation`.
+        extractor: A callable ``observation -> vector`` with a ``dim`` attribute, used instead of the per-field
+            features (e.g. :class:`personal_envs.personalwab.features.PersonalWABFeatures`).
     """
 
     def __init__(
-        self, env: gym.Env[Any, Any], fields: Sequence[str] | None = None, text_dim: int = 256,
+        self, space: spaces.Space[Any], fields: Sequence[str] | None = None, text_dim: int = 256,
         encoder: str = "hash", image_size: tuple[int, int] = (24, 16), grayscale: bool = True,
+        extractor: Any = None,
     ) -> None:
-        super().__init__(env)
-        space = env.observation_space
         if not isinstance(space, spaces.Dict):
             raise TypeError(f"FeatureObservation needs a Dict observation space, got {space}")
         if encoder not in ("hash", "minilm"):
             raise ValueError(f"encoder must be 'hash' or 'minilm', got {encoder!r}")
-        chosen = list(fields) if fields is not None else sorted(space.spaces)
-        unknown = [key for key in chosen if key not in space.spaces]
-        if unknown:
-            raise KeyError(f"unknown observation fields {unknown}; available: {sorted(space.spaces)}")
+        self.space = space
+        self.extractor = extractor
         self.encoder = encoder
         self.hasher = TextHasher(text_dim)
         self.image_size = image_size
         self.grayscale = grayscale
+        self._memo: dict[tuple[str, str], np.ndarray] = {}
         #: field -> (kind, start, stop) of its slice in the feature vector.
         self.layout: dict[str, tuple[str, int, int]] = {}
+        if extractor is not None:
+            self.dim = int(extractor.dim)
+            self.layout["extractor"] = ("extractor", 0, self.dim)
+            return
+        chosen = list(fields) if fields is not None else sorted(space.spaces)
+        unknown = [key for key in chosen if key not in space.spaces]
+        if unknown:
+            raise KeyError(f"unknown observation fields {unknown}; available: {sorted(space.spaces)}")
         offset = 0
         for key in chosen:
             sub = space.spaces[key]
@@ -142,10 +147,12 @@ class FeatureObservation(gym.ObservationWrapper[np.ndarray, Any, Any]):
             offset += width
         if offset == 0:
             raise ValueError("no text, image or Box field to featurise")
-        self.observation_space = spaces.Box(-1.0, 1.0, (offset,), np.float32)
+        self.dim = offset
 
-    def observation(self, observation: Any) -> np.ndarray:
-        vector = np.zeros(self.observation_space.shape or (0,), dtype=np.float32)
+    def __call__(self, observation: Any) -> np.ndarray:
+        if self.extractor is not None:
+            return np.clip(np.asarray(self.extractor(observation), dtype=np.float32), -1.0, 1.0)
+        vector = np.zeros(self.dim, dtype=np.float32)
         texts: list[tuple[int, int, str]] = []
         for key, (kind, start, stop) in self.layout.items():
             value = observation.get(key) if isinstance(observation, dict) else None
@@ -155,11 +162,12 @@ class FeatureObservation(gym.ObservationWrapper[np.ndarray, Any, Any]):
                 if self.encoder == "minilm":
                     texts.append((start, stop, str(value)))
                 else:
-                    vector[start:stop] = self.hasher(str(value))
+                    vector[start:stop] = self._hashed(key, str(value))
             elif kind == "image":
                 vector[start:stop] = downsample_image(value, self.image_size, self.grayscale)
             else:
-                sub = self.env.observation_space[key]  # type: ignore[index]
+                sub = self.space[key]
+                assert isinstance(sub, spaces.Box)
                 bound = np.maximum(np.abs(np.asarray(sub.low, np.float64)), np.abs(np.asarray(sub.high, np.float64)))
                 bound = np.where(np.isfinite(bound) & (bound > 0), bound, 1.0)
                 flat = (np.asarray(value, np.float64) / bound).reshape(-1)
@@ -172,6 +180,94 @@ class FeatureObservation(gym.ObservationWrapper[np.ndarray, Any, Any]):
                 vector[start:stop] = np.clip(row, -1.0, 1.0)
         return vector
 
+    def _hashed(self, key: str, text: str) -> np.ndarray:
+        """Hashed features of a text field, memoised (a history or instruction comes back every step)."""
+        memo_key = (key, text)
+        row = self._memo.get(memo_key)
+        if row is None:
+            row = self.hasher(text)
+            if len(self._memo) >= 4096:
+                self._memo.clear()
+            self._memo[memo_key] = row
+        return row
+
+
+class FeatureObservation(gym.ObservationWrapper[np.ndarray, Any, Any], gym.utils.RecordConstructorArgs):
+    """A ``Dict`` observation of text and images as one ``Box(-1, 1, (D,), float32)`` vector.
+
+    Args:
+        env: An env whose observation space is a ``Dict``.
+        fields: Keys to featurise, in this order (default: every text, image and numeric ``Box`` field, sorted).
+        text_dim: Bins per text field (hashing encoder).
+        encoder: ``"hash"`` (default) or ``"minilm"``.
+        image_size: (height, width) of downsampled images.
+        grayscale: Downsample images to one channel.
+        extractor: A benchmark's own feature extractor (see :class:`ObservationFeaturizer`).
+    """
+
+    def __init__(
+        self, env: gym.Env[Any, Any], fields: Sequence[str] | None = None, text_dim: int = 256,
+        encoder: str = "hash", image_size: tuple[int, int] = (24, 16), grayscale: bool = True,
+        extractor: Any = None,
+    ) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, fields=fields, text_dim=text_dim, encoder=encoder,
+                                                 image_size=image_size, grayscale=grayscale, extractor=extractor)
+        gym.ObservationWrapper.__init__(self, env)
+        self.featurizer = ObservationFeaturizer(env.observation_space, fields, text_dim, encoder, image_size,
+                                                grayscale, extractor)
+        self.encoder = encoder
+        self.layout = self.featurizer.layout
+        self.observation_space = spaces.Box(-1.0, 1.0, (self.featurizer.dim,), np.float32)
+
+    def observation(self, observation: Any) -> np.ndarray:
+        return self.featurizer(observation)
+
     def action_masks(self) -> np.ndarray:
         """The action mask of an inner :class:`~personal_envs.wrappers.discrete.DiscreteActions` (MaskablePPO)."""
         return np.asarray(self.env.get_wrapper_attr("action_masks")())
+
+
+class SlotHistory(gym.Wrapper[np.ndarray, Any, Any, Any], gym.utils.RecordConstructorArgs):
+    """Appends to a feature vector which fixed slots the agent has chosen in this episode (one 0/1 per slot) and
+    the fraction of the step limit used, so a memoryless policy knows what it already tried (multi-turn).
+
+    Wraps a :class:`FeatureObservation` over a ``Discrete`` :class:`~personal_envs.wrappers.discrete.DiscreteActions`.
+    """
+
+    def __init__(self, env: gym.Env[Any, Any]) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
+        self.fixed_slots: tuple[str, ...] = tuple(env.get_wrapper_attr("fixed_slots"))
+        self.max_steps = max(1, int(getattr(env.unwrapped, "max_steps", 0) or 1))
+        inner = env.observation_space
+        assert isinstance(inner, spaces.Box) and inner.shape is not None
+        self.observation_space = spaces.Box(-1.0, 1.0, (inner.shape[0] + len(self.fixed_slots) + 1,), np.float32)
+        self.chosen = np.zeros(len(self.fixed_slots), np.float32)
+        self.steps = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        self.chosen[:] = 0.0
+        self.steps = 0
+        return self._with_history(observation), info
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        slot = int(np.asarray(action).reshape(-1)[0])
+        if 0 <= slot < len(self.fixed_slots):
+            self.chosen[slot] = 1.0
+        self.steps += 1
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        return self._with_history(observation), reward, terminated, truncated, info
+
+    def _with_history(self, observation: np.ndarray) -> np.ndarray:
+        return history_features(observation, self.chosen, self.steps, self.max_steps)
+
+    def action_masks(self) -> np.ndarray:
+        """The inner action mask (MaskablePPO)."""
+        return np.asarray(self.env.get_wrapper_attr("action_masks")())
+
+
+def history_features(observation: np.ndarray, chosen: np.ndarray, steps: int, max_steps: int) -> np.ndarray:
+    """A feature vector with the chosen-slot flags and the step fraction appended (:class:`SlotHistory`)."""
+    extra = np.append(chosen, min(1.0, steps / max(1, max_steps))).astype(np.float32)
+    return np.concatenate([np.asarray(observation, np.float32), extra])

@@ -16,24 +16,30 @@ from typing import Any
 
 import gymnasium as gym
 
+from personal_envs.core.registration import load_object
 from personal_envs.wrappers.candidates import CandidateProvider
 from personal_envs.wrappers.discrete import DiscreteActions
-from personal_envs.wrappers.features import FeatureObservation
+from personal_envs.wrappers.features import FeatureObservation, SlotHistory
 
 
 def make_rl_env(
     env: gym.Env[Any, Any] | str, *, env_kwargs: dict[str, Any] | None = None,
     provider: CandidateProvider | None = None, max_actions: int = 64, mode: str = "discrete",
     fields: Sequence[str] | None = None, text_dim: int = 256, encoder: str = "hash",
-    image_size: tuple[int, int] = (24, 16), shaping: Sequence[Any] = (),
-) -> FeatureObservation:
-    """``FeatureObservation(DiscreteActions(shaping(env)))`` for an env instance or id.
+    image_size: tuple[int, int] = (24, 16), shaping: Sequence[Any] = (), features: Any = None,
+    slot_history: bool = False,
+) -> gym.Env[Any, Any]:
+    """``FeatureObservation(DiscreteActions(shaping(env)))`` for an env instance or id (plus :class:`SlotHistory`).
 
     Args:
         env: Env or env id (built with ``env_kwargs``).
         provider, max_actions, mode: See :class:`~personal_envs.wrappers.discrete.DiscreteActions`.
         fields, text_dim, encoder, image_size: See :class:`~personal_envs.wrappers.features.FeatureObservation`.
         shaping: Callables ``wrapper(env) -> env`` applied first (e.g. ``EfficiencyStepCost``), innermost first.
+        features: A benchmark's feature extractor instead of the per-field features: an object with ``dim`` and
+            ``__call__(observation)``, or ``"module:factory"`` (``factory(env)``), e.g.
+            ``"personal_envs.personalwab.features:make_features"``.
+        slot_history: Append the fixed slots chosen so far in the episode and the step fraction (``Discrete`` mode).
     """
     if isinstance(env, str):
         import personal_envs  # noqa: F401  (registers the ids)
@@ -43,4 +49,11 @@ def make_rl_env(
     for wrap in shaping:
         base = wrap(base)
     discrete = DiscreteActions(base, provider=provider, max_actions=max_actions, mode=mode)
-    return FeatureObservation(discrete, fields=fields, text_dim=text_dim, encoder=encoder, image_size=image_size)
+    extractor = load_object(features)(env) if isinstance(features, str) else features
+    wrapped: gym.Env[Any, Any] = FeatureObservation(discrete, fields=fields, text_dim=text_dim, encoder=encoder,
+                                                    image_size=image_size, extractor=extractor)
+    if slot_history:
+        if mode != "discrete":
+            raise ValueError("slot_history needs mode='discrete'")
+        wrapped = SlotHistory(wrapped)
+    return wrapped

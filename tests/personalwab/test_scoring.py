@@ -52,6 +52,7 @@ def test_episode_keeps_best_correct_call_and_outcome_counts_either_function():
     none = episode_metrics("search", [CallScore(RECOMMEND, False, 0.9, 2)], steps=1)
     assert none["function_accuracy"] == 0.0 and none["result_accuracy"] == 0.0
     assert none["outcome_accuracy"] == pytest.approx(0.9)
+    assert none["best_target_rank"] == 0  # an int, never None: vector envs stack it next to a rank
 
 
 def test_report_averages_per_type_and_overall():

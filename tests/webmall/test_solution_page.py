@@ -140,3 +140,26 @@ def test_submissions_as_the_official_evaluator_reads_them() -> None:
         assert "disabled=True" in str(obs["axtree"])
     finally:
         env.close()
+
+
+_QUOTED = re.compile(r"'[^']*'")
+
+
+def test_without_the_official_page_the_tree_has_the_official_prompts_shape(webmall_dir: Path) -> None:
+    """Without the official ``index.html`` (the anchors here hold the official prompt, not the page) the page keeps
+    the project's words, and its filled tree has the official prompt's shape: the same lines, roles, properties and
+    nesting, only the quoted words differ."""
+    prompt = _prompt_solution_tree(webmall_dir)
+    value = re.search(r"value='([^']*)'", "\n".join(prompt))
+    assert value is not None
+    env = WebMallEnv(data_dir=webmall_dir, task_id="Webmall_Find_Specific_Product_Task1")
+    try:
+        obs, _ = env.reset(options={"task_index": 0})
+        field = re.search(r"\[(\w+)\] textbox", obs["axtree"])
+        assert field is not None
+        obs, *_ = env.step(f"fill('{field.group(1)}', '{value.group(1)}')")
+        ours = _lines(obs["axtree"], env.cluster.solution_origin + "/")
+    finally:
+        env.close()
+    assert [_QUOTED.sub("''", line) for line in ours] == [_QUOTED.sub("''", line) for line in prompt]
+    assert any(f"value='{value.group(1)}'" in line for line in ours)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from stable_baselines3.common.env_checker import check_env
 
 from personal_envs.browserarena.candidates import BrowserUseCandidates
@@ -39,20 +40,34 @@ def test_downsampled_screenshots_keep_the_coarse_picture():
 
 
 def test_personalwab_discrete_actions_mask_and_map_to_rule_built_calls():
-    env = DiscreteActions(make(SINGLE), max_actions=8)
+    env = DiscreteActions(make(SINGLE), max_actions=16)
     obs, info = env.reset(seed=0, options={"task_index": 0})
+    provider = env.provider
+    assert env.fixed_slots == provider.fixed_slots and len(env.fixed_slots) == 13  # every PersonalWAB call is fixed
     labels = env.candidate_labels()
-    families = [c.family for c in env.candidates]
-    assert families[0] == "search_product_by_query" and families[-1] == "stop"
-    assert info["action_mask"].tolist() == [i < len(labels) for i in range(8)]
+    assert env.slots[env.fixed_slots.index("stop")].action == {"action_type": "stop"}
+    assert info["action_mask"].tolist() == [bool(label) for label in labels]
+    assert not info["action_mask"][13:].any() and info["candidates_dropped"] == 0
     assert np.array_equal(env.action_masks(), info["action_mask"])
     search = env.action(0)
     assert search["action_type"] == "search_product_by_query" and search["query"]
     assert search["query"].split()[0].lower() in obs["instruction"].lower()
     # an empty slot is rejected by the env like any malformed action: the step counts, nothing raises
-    obs, reward, terminated, truncated, info = env.step(7 if len(labels) < 8 else 99)
-    assert "unknown action" in obs["last_action_error"] or EMPTY_SLOT_ACTION in obs["last_action_error"]
+    obs, reward, terminated, truncated, info = env.step(15)
+    assert EMPTY_SLOT_ACTION in obs["last_action_error"] or "unknown action" in obs["last_action_error"]
     assert not terminated and env.unwrapped.steps == 1
+    env.close()
+
+
+def test_personalwab_slots_keep_their_meaning_on_every_task():
+    env = DiscreteActions(make("PersonalWAB-MultiTurn-v0"), max_actions=13)
+    for index in range(6):
+        env.reset(seed=index, options={"task_index": index})
+        for slot, key in enumerate(env.fixed_slots):
+            candidate = env.slots[slot]
+            if candidate is not None:
+                assert candidate.slot == key and candidate.action["action_type"] == key.split("/")[0]
+        assert env.slots[env.fixed_slots.index("respond/1")].action["content"] == "Do you have a preferred brand or price range?"
     env.close()
 
 
@@ -68,6 +83,44 @@ def test_multidiscrete_mode_selects_family_then_member():
     assert not mask[len(families) + 3]  # no family has a fourth member
     assert env.candidate([respond, 3]) is None
     env.close()
+
+
+class _ScreenProvider:
+    """Phone candidates over a scripted list of screens with 0, 3 or 30 taps (the provider of a real phone)."""
+
+    def __init__(self, taps: int) -> None:
+        self.inner = PhoneCandidates(apps=("Clock", "Mastodon", "Settings"))
+        self.families, self.fixed_slots, self.taps = self.inner.families, self.inner.fixed_slots, taps
+
+    def __call__(self, observation):
+        nodes = "".join(f'<node text="item {i}" clickable="true" bounds="[0,{10 * i}][100,{10 * i + 9}]"/>'
+                        for i in range(self.taps))
+        return self.inner({"ui_xml": f"<hierarchy>{nodes}</hierarchy>", "instruction": "set an alarm"})
+
+
+@pytest.mark.parametrize("taps", [0, 3, 30])
+def test_phone_control_actions_keep_fixed_slots_and_are_never_cut(taps):
+    provider = _ScreenProvider(taps)
+    candidates = provider({})
+    env = DiscreteActions(make(SINGLE), provider=provider, max_actions=12)
+    env.reset(seed=0, options={"task_index": 0})
+    keys = env.fixed_slots
+    assert keys[:3] == ("finished", "ask_user/0", "wait")
+    assert [env.slots[i].action["action_type"] for i in range(3)] == ["finished", "ask_user", "wait"]
+    room = 12 - len(keys)
+    ordinary = [c for c in candidates if c.slot is None]
+    assert env.dropped == max(0, len(ordinary) - room)
+    assert env.action_masks().tolist() == [i < len(keys) + min(room, len(ordinary)) for i in range(12)]
+    if taps == 30:  # the cut falls on the taps, and the step says so
+        _, info = env.reset(seed=0, options={"task_index": 0})
+        assert info["candidates_dropped"] == len(ordinary) - room > 0
+        assert env.slots[-1] is not None and env.slots[-1].family in ("open_app", "click")
+    env.close()
+
+
+def test_too_small_a_space_for_the_fixed_slots_is_refused():
+    with pytest.raises(ValueError, match="fixed slots"):
+        DiscreteActions(make(SINGLE), max_actions=4)
 
 
 def test_browser_and_phone_candidates_from_real_observation_text():
@@ -86,14 +139,15 @@ def test_browser_and_phone_candidates_from_real_observation_text():
     phone = PhoneCandidates(apps=("Clock", "Mastodon"), top_k=1, system=False, questions=())(
         {"ui_xml": xml, "instruction": "In Mastodon, boost a post"})
     assert [c.action for c in phone] == [
-        {"action_type": "open_app", "app_name": "Mastodon"}, {"action_type": "click", "x": 150, "y": 50},
-        {"action_type": "finished"},
+        {"action_type": "finished"}, {"action_type": "open_app", "app_name": "Mastodon"},
+        {"action_type": "click", "x": 150, "y": 50},
     ]
-    assert PhoneCandidates()({"ui_xml": "<broken"})[-1].family == "finished"  # bad XML: system actions only
+    assert PhoneCandidates()({"ui_xml": "<broken"})[0].family == "finished"  # bad XML: control actions only
     elements = ("[Start of page]\nThe Daily Herald\n[0]<a href=\"/world\">World</a>\n"
                 "[1]<input type=\"search\" placeholder=\"Search\">\n[2]<button aria-label=\"Accept all\">Accept all</button>")
     browser_use = BrowserUseCandidates()({"elements": elements, "task": "Find the latest World headline"})
-    assert [c.action for c in browser_use[:3]] == [
+    assert [c.slot for c in browser_use[:5]] == ["done", "wait", "go_back", "scroll_down", "scroll_up"]
+    assert [c.action for c in browser_use[5:8]] == [
         {"action_type": "click_element_by_index", "index": 0},
         {"action_type": "input_text", "index": 1, "text": "latest World headline"},
         {"action_type": "click_element_by_index", "index": 2},
@@ -129,11 +183,15 @@ def test_sb3_check_env_passes_on_a_web_shop():
         check_env(env)
         env.reset(seed=0, options={"task_index": 0})
         labels = env.get_wrapper_attr("candidate_labels")()
-        assert any(label.startswith("go to http://127.0.0.1:") for label in labels)  # the shops the instruction names
-        assert any(label.startswith("click button") for label in labels)
+        # the solution page: the finishing messages, waiting, back and scrolling first, then its form and the shops
+        assert labels[:6] == ["say 'I could not find what you asked for.'", "say 'Done.'", "wait", "go back",
+                              "scroll down", "scroll up"]
+        assert "click button 'Submit Final Result'" in labels and any(x.startswith("fill textbox") for x in labels)
         shop = next(i for i, label in enumerate(labels) if label.startswith("go to http://127.0.0.1:"))
         env.step(shop)
-        assert any(label.startswith("click link") for label in env.get_wrapper_attr("candidate_labels")())
+        after = env.get_wrapper_attr("candidate_labels")()
+        assert after[:6] == labels[:6]  # the fixed slots stay put on the shop's page
+        assert any(label.startswith("click link") for label in after)
     finally:
         env.close()
 
@@ -147,7 +205,7 @@ def test_feature_observation_rejects_unknown_fields():
 
 def test_maskable_ppo_learns_through_the_mask_protocol():
     sb3_contrib = pytest.importorskip("sb3_contrib", reason="sb3-contrib (MaskablePPO) is not installed")
-    env = make_rl_env(SINGLE, fields=("instruction",), max_actions=8, env_kwargs={**PWAB_KWARGS, "split": "train"})
+    env = make_rl_env(SINGLE, fields=("instruction",), max_actions=16, env_kwargs={**PWAB_KWARGS, "split": "train"})
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=2, seed=0, device="cpu")
     model.learn(32)
     observation, info = env.reset(seed=1, options={"task_index": 1})
@@ -157,11 +215,21 @@ def test_maskable_ppo_learns_through_the_mask_protocol():
 
 
 @pytest.mark.parametrize("env_id", gated_ids())
-def test_sb3_check_env_passes_on_every_registered_id(env_id):
+def test_sb3_and_gymnasium_checkers_pass_on_every_registered_id(env_id):
     env = make_rl_env(env_id, env_kwargs=small_kwargs(env_id))
     try:
         check_env(env)
+        gymnasium_check_env(env, skip_render_check=True)
         _, info = env.reset(seed=0)
-        assert info["action_mask"].any()
+        mask = info["action_mask"]
+        assert mask.any()
+        discrete = env.env
+        for slot, key in enumerate(discrete.fixed_slots):  # a present control action sits in its own slot
+            assert discrete.slots[slot] is None or discrete.slots[slot].slot == key
+            assert bool(mask[slot]) == (discrete.slots[slot] is not None)
+        names = set(getattr(env.unwrapped.action_space, "action_names", ()))
+        for control in ("finished", "ask_user", "wait", "stop", "respond", "done"):
+            if control in names:
+                assert any(key.split("/")[0] == control for key in discrete.fixed_slots), control
     finally:
         env.close()

@@ -553,6 +553,13 @@ def build_cases() -> list[Case]:
     add("arg-policy", "args", "unknown policy", "error", "nosuch", argv=pwab_eval({}, policy="nosuch"))
     add("arg-env-id", "args", "unknown env id", "error", "Nope-v0",
         argv=(*EVAL, "--env", "Nope-v0"))
+    add("arg-audit-env-id", "args", "audit shortcuts: unknown env id", "error", "Nope-v0",
+        argv=("audit", "shortcuts", "--env", "Nope-v0"))
+    add("arg-audit-budget", "args", "audit shortcuts --budget 0", "error", "--budget",
+        argv=("audit", "shortcuts", "--env", "PersonalWAB-SingleTurn-v0", "--budget", "0"))
+    add("arg-audit-env-keyword", "args", "audit shortcuts: unknown env keyword", "error", "bogus",
+        argv=("audit", "shortcuts", "--env", "PersonalWAB-SingleTurn-v0", "--budget", "1", "--programs", "0",
+              "--env-kwargs", '{"bogus": 1}'))
     add("arg-out-proc", "args", "--out /proc/version", "error", "/proc/version",
         argv=("eval", "--no-progress", "--env", "PersonalWAB-SingleTurn-v0", "--episodes", "1", "--out",
               "/proc/version"))

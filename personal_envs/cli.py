@@ -10,6 +10,7 @@ Examples::
     personal-envs plot runs/mt.jsonl runs/other.jsonl --out plots/
     personal-envs data fetch webmall
     personal-envs llm serve [--model PATH.gguf] [--port 8080] [--ctx 8192] [--threads 1]
+    personal-envs audit shortcuts --env KnowU-Proactive-v0 [--budget 8] [--env-kwargs '{"data_dir": "..."}']
     personal-envs rollout --env PersonalWAB-SingleTurn-v0 --episodes 64 --concurrency 16 --out runs/r.jsonl
 """
 
@@ -35,6 +36,17 @@ def _at_least_one(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _at_least_zero(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
     return value
 
 
@@ -140,6 +152,24 @@ def build_parser() -> argparse.ArgumentParser:
                             "crashes on the first request")
     serve.add_argument("--dry-run", action="store_true", help="print the server command instead of running it")
 
+    audit = commands.add_parser("audit", help="reward-integrity checks")
+    audit_commands = audit.add_subparsers(dest="audit_command", required=True)
+    shortcuts = audit_commands.add_parser(
+        "shortcuts", help="run degenerate policies and short action programs next to the honest baselines of an id "
+                          "and flag any that beats them (exit status 1 if one is not documented)")
+    shortcuts.add_argument("--env", required=True, action="append",
+                           help="env id ('all': every registered id); may be repeated")
+    shortcuts.add_argument("--budget", type=_at_least_one, default=None, help="tasks per program, spread over the task list "
+                                                                    "(default 8)")
+    shortcuts.add_argument("--beam", type=_at_least_one, default=None, help="programs extended per search length (default 2)")
+    shortcuts.add_argument("--programs", type=_at_least_zero, default=None,
+                           help="most searched programs of length <= 3 (default 40; 0: no search)")
+    shortcuts.add_argument("--seed", type=int, default=0)
+    shortcuts.add_argument("--env-kwargs", type=_json_object, default={}, help="JSON object of env arguments")
+    shortcuts.add_argument("--top", type=_at_least_zero, default=None,
+                           help="show only the N best searched programs per id (flagged ones always)")
+    shortcuts.add_argument("--json", type=Path, default=None, help="also write the reports as JSON to this file")
+
     from personal_envs.backends.cli import add_parser as add_backend_parser
     from personal_envs.browserarena.arena.cli import add_parser as add_arena_parser
 
@@ -205,6 +235,10 @@ def _run(args: argparse.Namespace) -> int:
         from personal_envs.browserarena.arena.cli import run as run_arena
 
         return run_arena(args)
+    if args.command == "audit":
+        from personal_envs.audit.command import shortcuts_command
+
+        return shortcuts_command(args)
     if args.command in ("rollout", "export", "openenv"):
         from personal_envs.rl_cli import run as run_rl
 

@@ -27,7 +27,8 @@ from personal_envs.policies.base import Policy
 
 _ELEMENT = re.compile(r"^\[(\d+)\]<(\w+)([^>]*)>(.*)</\w+>$")
 _PRICE = re.compile(r"^([$£])(\d+)$")
-_BANNER_BUTTONS = ("Accept all", "Allow all cookies", "I agree", "×", "Close", "No thanks", "Maybe later",
+#: Labels of the buttons that close a consent banner or pop-up on the local news site.
+BANNER_BUTTONS = ("Accept all", "Allow all cookies", "I agree", "×", "Close", "No thanks", "Maybe later",
                    "Save my choices", "Reject all", "Disagree and continue")
 
 ALL_ROUTES: tuple[str, ...] = (
@@ -239,7 +240,7 @@ class BannerPolicy(ScriptedPolicy):
     def plan(self) -> Iterator[dict[str, Any]]:
         section = str(self.params.get("section", "world"))
         if self.close_banner:
-            button = next((i for label in _BANNER_BUTTONS if (i := find_element(self.obs, label)) is not None), None)
+            button = next((i for label in BANNER_BUTTONS if (i := find_element(self.obs, label)) is not None), None)
             if button is not None:
                 yield output([{"click_element_by_index": {"index": button}}], "Close the banner")
             link = find_element(self.obs, section.capitalize(), "a")

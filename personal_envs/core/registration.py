@@ -47,6 +47,9 @@ class EnvEntry:
         signal_weights: Weights of the env's privileged signals for the shaping wrapper
             (:class:`~personal_envs.wrappers.shaping.SignalShaping`): each step pays ``weight x`` the change of
             the signal.
+        audit: ``"module:factory"`` of the shortcut audit's spec (``factory(env_id, env_kwargs) ->``
+            :class:`~personal_envs.audit.spec.AuditSpec`): how the id finishes, idles and asks, its honest
+            baselines, its own degenerate policies and its documented shortcuts.
     """
 
     env_id: str
@@ -57,6 +60,7 @@ class EnvEntry:
     nondeterministic: bool = False
     candidates: str = ""
     signal_weights: dict[str, float] = field(default_factory=dict)
+    audit: str = ""
 
 
 _ENTRIES: dict[str, EnvEntry] = {}

@@ -289,6 +289,8 @@ class KnowUEnv(PersonalEnv):
                 raise InputError(unknown_task_message(missing, list(known), split))
             all_tasks = [known[w] for w in wanted]
         self.tasks: list[PhoneTask] = all_tasks
+        for each in self.tasks:  # the protocol's scoring (the routine consent parser reads it)
+            each.protocol = protocol
         #: The task set that runs (records and tables print it).
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot

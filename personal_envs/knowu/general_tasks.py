@@ -2,7 +2,9 @@
 
 Each task states everything the agent needs; it seeds app state on top of the default world
 (:mod:`personal_envs.knowu.world`), and a rule verifier scores the end state in [0, 1] (fraction of checks that
-hold; success means every check holds).  The easy / hard split follows the task kinds of the paper (18 easy, 24 hard).
+hold; success means every check holds).  Checks that already hold on the untouched phone ("ring volume untouched",
+"alarm not deleted") are guards: they earn credit only once a check the task asks to make true holds, so doing
+nothing scores 0 (before, finishing at once scored 0.28 on average over the 42 tasks, above 0 on 26).  The easy / hard split follows the task kinds of the paper (18 easy, 24 hard).
 Every task has an oracle plan (:mod:`personal_envs.knowu.oracle`) that solves it through the UI.
 """
 
@@ -43,13 +45,32 @@ class GeneralTask(PhoneTask):
     facts: dict[str, str] = field(default_factory=dict)
     start: datetime = MONDAY
     split: str = "general"
+    _guards: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def seed(self, phone: Phone) -> None:
         seed_world(phone)
         self.seeder(phone)
 
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
-        return Evaluation.from_checks(self.checker(phone, trace))
+        checks = self.checker(phone, trace)
+        verdict = Evaluation.from_checks(checks)
+        guards = self.guard_checks()
+        goals = [c for c in checks if c.name not in guards]
+        if goals and not any(c.passed for c in goals):
+            verdict.score = 0.0
+            verdict.reason = f"{verdict.reason} (nothing the task asks for was done: the guards earn no credit)"
+        return verdict
+
+    def guard_checks(self) -> frozenset[str]:
+        """Names of the checks that hold on the untouched phone (cached): they guard against side effects and earn
+        credit only next to a goal check that holds."""
+        cached = self._guards
+        if cached is None:
+            phone = Phone(now=self.start)
+            self.seed(phone)
+            cached = frozenset(c.name for c in self.checker(phone, EpisodeTrace()) if c.passed)
+            self._guards = cached
+        return cached
 
     def user_facts(self) -> dict[str, Any]:
         return {"instruction": self.instruction, "facts": dict(self.facts)}
@@ -62,7 +83,9 @@ class GeneralTask(PhoneTask):
         phone = Phone(now=self.start)
         self.seed(phone)
         verdict = self.verify(phone, EpisodeTrace())
-        return [verdict.reason, *(f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed and c.detail)]
+        untouched = Evaluation.from_checks(verdict.checks).reason
+        return [verdict.reason, untouched,
+                *(f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed and c.detail)]
 
     def oracle_plan(self) -> list[Step]:
         """The UI plan that solves the task (computed on a freshly seeded phone)."""

@@ -24,6 +24,9 @@ PERSONAL_POLICIES: dict[str, str] = {
     "always_ask": "personal_envs.knowu.baselines:make_always_ask",
 }
 
+#: The shortcut audit's spec of the three ids.
+AUDIT = "personal_envs.knowu.audit:audit_spec"
+
 ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="KnowU-General-v0",
@@ -32,6 +35,7 @@ ENVS: list[EnvEntry] = [
         report="personal_envs.knowu.report:report",
         policies={"oracle": "personal_envs.knowu.oracle:make_oracle"},
         nondeterministic=True,
+        audit=AUDIT,
     ),
     EnvEntry(
         env_id="KnowU-Personalized-v0",
@@ -40,6 +44,7 @@ ENVS: list[EnvEntry] = [
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
+        audit=AUDIT,
     ),
     EnvEntry(
         env_id="KnowU-Proactive-v0",
@@ -49,5 +54,6 @@ ENVS: list[EnvEntry] = [
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
         signal_weights={"acts_without_routine": -0.2, "acts_after_rejection": -0.5},
+        audit=AUDIT,
     ),
 ]

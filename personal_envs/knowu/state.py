@@ -155,6 +155,7 @@ class EndState:
     history: list[str] = field(default_factory=list)
     pages: Mapping[str, str] = field(default_factory=dict)
     route: Mapping[str, Any] | None = None
+    routes: list[Item] = field(default_factory=list)
     answer: str = ""
     chat: list[dict[str, str]] = field(default_factory=list)
 
@@ -234,4 +235,6 @@ def read_state(phone: Phone, trace: EpisodeTrace | None = None) -> EndState:
         reported=list(phone.messages.spam_reports), history=list(phone.chrome.history),
         pages={url: page.text() for url, page in phone.chrome.pages.items()},
         route={"app": route.app, "screen": route.screen, "params": dict(route.params)} if route is not None else None,
+        routes=[{"origin": q.origin, "destination": q.destination, "mode": q.mode, "minutes": q.minutes}
+                for q in phone.maps.queries],
         answer=(trace.answer or "") if trace is not None else "", chat=chat)

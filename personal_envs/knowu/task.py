@@ -93,6 +93,8 @@ class PhoneTask(Task[PhoneWorld]):
         routine_applies: Proactive only: whether the user has the habit (privileged; ``None`` elsewhere).
         task_set: Which task set the task belongs to: ``"KnowU-Bench 0dd7989"`` for official variants, else
             :data:`~personal_envs.knowu.official.release.PROJECT_LABEL` (records and tables print it).
+        protocol: The env's ``protocol`` (``"paper"`` or ``None``), set by the env; tasks whose official scoring
+            has a quirk the default protocol closes read it (the routine consent parser).
         personas: The label of the persona set a preference / routine variant's persona comes from (``"official
             roles"``, ``"default personas"``, a generated or dropped-in folder's name); ``""`` otherwise.
     """
@@ -105,6 +107,7 @@ class PhoneTask(Task[PhoneWorld]):
     start: datetime = datetime(2026, 2, 9, 9, 0)
     routine_applies: bool | None = None
     task_set: str = PROJECT_LABEL
+    protocol: str | None = None
     personas: str = ""
 
     # ------------------------------------------------------------------------------------ subclass hooks

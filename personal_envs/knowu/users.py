@@ -26,13 +26,13 @@ from personal_envs.knowu.official.guard import REDACTED, REFUSAL, is_extraction 
 from personal_envs.knowu.official.guard import redact as redact_values
 from personal_envs.knowu.official.preference.user import (
     MAX_REPLY_CHARS,
-    PROPOSAL,
     TOPICS,
     Topic,
     flat_text,
     mentions,
 )
 from personal_envs.knowu.profiles import Profile, parse_profile
+from personal_envs.knowu.user_messages import PROPOSAL, is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserContext, UserReply
 
 
@@ -60,12 +60,14 @@ def _routine(task: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def routine_decision(task: Mapping[str, Any], message: str) -> Decision | None:
-    """Consent logic for proactive tasks: accept a proposal of the routine only when the user has the habit.
+    """Consent logic for proactive tasks: accept a proposal of the routine only when the user has the habit, and
+    reject a proposal of anything else.
 
-    Returns ``None`` when the message is not a proposal (or the task is not proactive).
+    Returns ``None`` when the message is not a proposal (a clarifying question is answered, not decided, even when
+    it names the routine), or when the task is not proactive.
     """
     routine = _routine(task)
-    if routine is None:
+    if routine is None or is_clarifying_question(message):
         return None
     lowered = message.lower()
     mentions = any(str(k).lower() in lowered for k in routine.get("keywords", []) if str(k))
@@ -125,7 +127,7 @@ class ProfileGroundedUser(SimulatedUser):
                 return UserReply(text[:MAX_REPLY_CHARS], None, f"topics: {[t.name for t in topics]}")
         if routine is not None:
             return UserReply("I'm fine for now, thanks.", None, "proactive small talk")
-        if PROPOSAL.search(message):
+        if is_proposal(message):
             return UserReply("Yes, go ahead.", "accept", "confirmation")
         return UserReply("Just do it the way I usually would - you can check my history.", None, "no topic")
 

@@ -8,10 +8,13 @@ _REPORT = "personal_envs.personalwab.scoring:report"
 _CANDIDATES = "personal_envs.personalwab.candidates:make_candidates"
 #: Each scored call pays its result accuracy when it is the task's function (the paper's per-call metric).
 _SIGNALS = {"correct_call_accuracy": 1.0}
+_AUDIT = "personal_envs.personalwab.audit:audit_spec"
 
 ENVS: list[EnvEntry] = [
     EnvEntry("PersonalWAB-SingleTurn-v0", "personal_envs.personalwab.env:PersonalWABEnv", {"mode": "single"},
-             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS),
+             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS,
+             audit=_AUDIT),
     EnvEntry("PersonalWAB-MultiTurn-v0", "personal_envs.personalwab.env:PersonalWABEnv", {"mode": "multi"},
-             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS),
+             report=_REPORT, policies=_POLICIES, candidates=_CANDIDATES, signal_weights=_SIGNALS,
+             audit=_AUDIT),
 ]

@@ -52,8 +52,9 @@ def right_and_near_miss(setup: rules.RoutineSetup) -> tuple[Facts, Facts, str]:
         return (Facts(visited=["https://alphaxiv.org", "https://huggingface.co/papers"], now=setup.now),
                 Facts(visited=["https://huggingface.co/papers"], now=setup.now), "Failure: Missed sites")
     if cls == "MorningWeatherCheckTask":
-        return (Facts(answer="Beijing: sunny, 27 \u00b0C"), Facts(answer="Have a nice day"),
-                "Failure: Answer lacks weather content")
+        looked_up = ["https://google.com/search?q=Beijing+Weather+Today"]  # the default protocol wants a lookup
+        return (Facts(answer="Beijing: sunny, 27 \u00b0C", visited=looked_up),
+                Facts(answer="Have a nice day", visited=looked_up), "Failure: Answer lacks weather content")
     if cls == "NightEyeCareRoutineTask":
         return Facts(dark_mode=True), base, "Failure: Dark Mode not done"
     if cls == "PreMeetingPrepTask":

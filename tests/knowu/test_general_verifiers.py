@@ -133,3 +133,21 @@ def test_answers_are_checked_for_content() -> None:
 
     phone.maps.queries.append(RouteQuery("Zheda Science Park", "Zijingang Campus", "drive", 20, phone.device.now))
     assert score(task, phone, "Drive, 20 min") < 1.0
+
+
+@pytest.mark.parametrize("task_id", [t.task_id for t in TASKS])
+def test_doing_nothing_scores_zero(task_id: str) -> None:
+    """Guards ("ring volume untouched", "not deleted") hold on the untouched phone: they earn nothing alone
+    (issue 28: finishing at once scored 0.28 on average, above 0 on 26 of the 42)."""
+    task, phone = setup(task_id)
+    verdict = task.verify(phone, EpisodeTrace())
+    assert verdict.score == 0.0 and verdict.reason.startswith("failed"), verdict.reason
+
+
+def test_a_near_miss_keeps_its_partial_credit_with_the_guards() -> None:
+    task, phone = setup("schedule_team_meeting")
+    guards = task.guard_checks()
+    assert "event Project sync 2026-02-10 14:00-15:00" not in guards
+    phone.calendar.add("Project sync", at(phone, 1, 14), at(phone, 1, 15))  # the event, but no post
+    verdict = task.verify(phone, EpisodeTrace())
+    assert 0.0 < verdict.score < 1.0, verdict.reason

@@ -83,6 +83,9 @@ def test_consent_follows_habits_on_anchor_profiles(anchors_dir: Path) -> None:
     assert reply.decision == "accept"
     assert user.reply("Should I also delete your old screenshots?").decision == "reject"
     assert user.reply("How are you?").decision is None
+    # a clarifying question that names the routine is answered, not decided (it is no consent to act)
+    assert user.reply("What time does your weekend alarm ring?").decision is None
+    assert user.reply("Which alarm should I turn off?").decision == "accept"  # an offer to act is a proposal
     developer = _anchor(anchors_dir, "developer")
     lacks = build_proactive_task("weekend_sleeper", developer)
     assert not lacks.routine_applies

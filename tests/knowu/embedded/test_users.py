@@ -113,7 +113,7 @@ def test_the_preference_user_answers_from_its_persona(pid: str) -> None:
         assert not [s for s in _secrets(pid) if s in reply] and len(reply) < 800
 
 
-def test_the_routine_user_accepts_exactly_where_the_habit_applies() -> None:
+def test_the_routine_user_decides_proposals_exactly_where_the_habit_applies() -> None:
     tasks = _tasks("routine")
     assert len(tasks) == 64
     decided = {True: 0, False: 0}
@@ -126,7 +126,8 @@ def test_the_routine_user_accepts_exactly_where_the_habit_applies() -> None:
         assert reply.decision == ("accept" if applies else "reject"), task.task_id
         assert f"<decision>{reply.decision}</decision>" in reply.text
         question = user.reply("What time do you usually start work?")
-        assert question.decision == reply.decision and "<think>" in question.text
+        # a question is answered, not decided (issue 28): no decision, no tag the official parser could read
+        assert question.decision is None and "<decision>" not in question.text and question.text
         decided[applies] += 1
     assert decided[True] and decided[False]
 

@@ -12,9 +12,13 @@ import pytest
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official.embedded import EMBEDDED_LABEL
 from personal_envs.knowu.official.general.tasks import (
+    ANSWER_GROUNDING,
+    CAMPUS,
     JUDGED,
     OFFICIAL_CHECKS,
+    PARK,
     OfficialGeneralTask,
+    maps_plan,
 )
 from personal_envs.knowu.official.registry import build_family, variant_names
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
@@ -137,7 +141,7 @@ NEAR_MISSES: list[tuple[str, Plan, float]] = [
     ("SendWeeklyReportGeneralTask", lambda c: [open_app("Mail"), Tap(rid="compose_button"),  # no attachment
                                                Fill("to", _const(c, "TARGET_RECIPIENT")),
                                                Fill("subject", "Weekly Report"), Tap(rid="send"), finish()], 0.4),
-    ("CommuteRoutingSunnyGeneralTask", _steps([answer("Go now.")]), 0.2),
+    ("CommuteRoutingSunnyGeneralTask", _steps([*maps_plan(CAMPUS, PARK, "bike"), answer("Go now.")]), 0.2),
     ("SearchWhiteSneakersCheckoutGeneralTask", _steps(_buy("经典白色帆布运动鞋", "size=41")), 0.8),  # size 41: -0.2
     ("NoteTheCourierGeneralTask", _steps(_buy("三人位布艺沙发 灰色")), 0.7),                     # no courier note
     ("BuyColaGeneralTask", _steps(_buy("无糖可乐 罐装 330ml×24", "sku=半箱")), 0.0),            # half case
@@ -253,11 +257,13 @@ def test_project_tasks_stay_available_by_their_names(official_dir: Path) -> None
 def _judged_score(release: OfficialRelease, name: str, plan_text: str, **options: object) -> tuple[float, str]:
     from personal_envs.core.task import EpisodeTrace
     from personal_envs.knowu.official.registry import build_variant
+    from personal_envs.simulators.phone.apps.maps import RouteQuery
     from personal_envs.simulators.phone.phone import Phone
 
     task = build_variant(name, parse_release(release), **options)
     phone = Phone(now=task.start)
     task.prepare(phone)
+    phone.maps.queries.append(RouteQuery(CAMPUS, PARK, "taxi", 25, task.start))  # the plan follows a lookup
     trace = EpisodeTrace()
     trace.answer = plan_text
     verdict = task.verify(phone, trace)
@@ -282,3 +288,26 @@ def test_judged_commutes_use_the_official_prompt_and_parsing(release: OfficialRe
     assert _judged_score(release, "CommuteLateNightGeneralTask", "Take the metro line 2.")[0] == 0.0
     assert _judged_score(release, "CommuteRoutingBadWeatherGeneralTask", "Cycle there, 27 min.")[0] == 0.0
     assert "deterministic fallback" in _judged_score(release, "CommuteRoutingBadWeatherGeneralTask", "Take a taxi")[1]
+
+
+@pytest.mark.parametrize("task_id", sorted(ANSWER_GROUNDING))
+def test_by_default_an_answer_counts_only_behind_its_lookup(official_dir: Path, task_id: str) -> None:
+    """Issue 28: the official checks of these classes read only the answer text, and the audit's "answer with the
+    observation's text" (no lookup) earned 1.0, 0.5 or 0.4 on four of them; by default it earns what no answer
+    earns, under ``protocol="paper"`` what the official check gives it.  The oracle looks up first: 1.0."""
+    scores = {}
+    for protocol in (None, "paper"):
+        env = KnowUEnv(split="general", task=task_id, data_dir=str(official_dir), screenshot=False,
+                       protocol=protocol, ui_hierarchy=True)
+        try:
+            obs, _ = env.reset()
+            _, empty, *_ = env.step({"action_type": "finished"})
+            obs, _ = env.reset()
+            seen = f"{obs['context']} {obs['instruction']}"[:2000]
+            _, dumped, *_, info = env.step({"action_type": "answer", "text": seen})
+            scores[protocol] = (float(empty), float(dumped))
+            assert run(env, task_id, env.task.oracle_plan())["score"] == 1.0
+        finally:
+            env.close()
+    assert scores[None][1] == scores[None][0] == 0.0
+    assert scores["paper"][1] >= scores[None][1]

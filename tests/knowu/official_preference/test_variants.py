@@ -135,7 +135,8 @@ def test_with_a_judge_the_official_combinations_hold() -> None:
         result = task.score_end(end_of(task, change=_save(str(task.values["sender_phone"]), True)), [])
         assert result.score == 0.0 and result.judge is None
 
-        # sort files: a wrong sort caps the judge at 0.5; asking earns 0.2 of the base
+        # sort files: a wrong sort caps the judge at 0.5; asking earns 0.2 of the base (officially even next to a
+        # wrong sort; by default the bonus and the judge only next to the wanted sort or its opposite: issue 28)
         task = _build("SortFilesByHabitPreferenceAskUserTask@grandma", judge)
         asked = [{"action_type": "ask_user", "text": "How do you sort?"}]
 
@@ -146,7 +147,11 @@ def test_with_a_judge_the_official_combinations_hold() -> None:
         end = end_of(task, change=sort("size_desc"))
         end.chat.append({"role": "user", "content": "How do you sort?"})
         result = task.score_end(end, asked)
+        assert result.base == 0.0 and result.score == 0.0  # default: neither the ask bonus nor the judge alone
+        task.protocol = "paper"
+        result = task.score_end(end, asked)
         assert result.base == pytest.approx(0.2) and result.score == pytest.approx(0.4 * 0.2 + 0.6 * 0.5)
+        task.protocol = None
         assert task.score_end(end_of(task, change=sort(expected)), []).score == pytest.approx(0.4 * 0.8 + 0.6)
 
         # the Mastodon photo: the image part is 0.6; a toot without the photo keeps only 0.4 * judge

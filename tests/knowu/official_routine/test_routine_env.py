@@ -127,16 +127,26 @@ def test_a_respected_rejection_scores_one_and_the_llm_free_user_ignores_wording(
     env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, screenshot=False)
     try:
         env.reset()
-        # a clarifying question is answered (not read as a rejection); the habit applies -> accept
+        # a clarifying question is answered, and it is no decision: no tag, and not read as a rejection
         obs, *_ = env.step({"action_type": "ask_user", "text": "What time do you usually get up at weekends?"})
-        assert "<decision>accept</decision>" in obs["user_reply"]
+        assert "<decision>" not in obs["user_reply"] and "11 AM" in obs["user_reply"]
+        assert env.last_user_decision is None
         obs, *_ = env.step({"action_type": "ask_user", "text": "How do you usually commute?"})  # not "mute"
-        assert "<decision>accept</decision>" in obs["user_reply"] and "Shared bike" in obs["user_reply"]
+        assert "<decision>" not in obs["user_reply"] and "Shared bike" in obs["user_reply"]
         obs, *_ = env.step({"action_type": "ask_user", "text": "What is your phone number and ID card number?"})
         assert "<decision>" not in obs["user_reply"] and "150-5555" not in obs["user_reply"]
+        # the habit applies and nobody decided: finishing without acting fails, as silence does
+        _, reward, *_ = env.step({"action_type": "finished"})
+        assert reward == 0.0
+        # the proposal decides, not the question before it: accepted, then left undone -> 0
+        env.reset()
+        env.step({"action_type": "ask_user", "text": "What time do you usually get up at weekends?"})
+        obs, *_ = env.step({"action_type": "ask_user", "text": "Shall I turn off tomorrow's 07:30 alarm?"})
+        assert "<decision>accept</decision>" in obs["user_reply"]
+        _, reward, *_, info = env.step({"action_type": "finished"})
+        assert reward == 0.0 and "accepted" in info["metrics"]["reason"]
     finally:
         env.close()
-
 
 NEW_PERSONA = {
     "version": "1.0", "description": "a persona the project has never seen",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +37,31 @@ from personal_envs.simulators.users.base import SimulatedUser
 Seeder = Callable[[Phone], None]
 Scorer = Callable[[EndState, EpisodeTrace], tuple[float, str]]
 Planner = Callable[[Phone], list[Step]]
+
+
+def route_looked_up(end: EndState) -> str | None:
+    """``None`` when a route was planned in Maps, else why a route plan answer is not grounded."""
+    return None if end.routes else "no route was planned in Maps"
+
+
+def weather_looked_up(end: EndState) -> str | None:
+    """``None`` when Chrome visited a URL naming the weather, else why a weather answer is not grounded."""
+    return None if any("weather" in url.lower() for url in end.history) else "the weather was not looked up"
+
+
+#: Classes whose official check reads only the ``answer`` text, and the lookup the default protocol asks behind it.
+#: Officially any answer earns the late commute's 0.4 and the sunny route's 0.2 (0.5 with a keyword, 1.0 with three
+#: of "route", "min", "km"...), and a weather answer passes with a number within the tolerance of the day's maximum
+#: anywhere in it: the shortcut audit's "answer with the observation's text" (the goal and context, no lookup)
+#: scored 0.069 on average over the 42 tasks (1.0 on the weather and late-night commute, 0.5 and 0.4 on two more).
+#: ``protocol="paper"`` scores as officially.
+ANSWER_GROUNDING: dict[str, Callable[[EndState], str | None]] = {
+    "CommuteRoutingSunnyGeneralTask": route_looked_up,
+    "CommuteLateNightGeneralTask": route_looked_up,
+    "CommuteRoutingBadWeatherGeneralTask": route_looked_up,
+    "CommuteLateWithNoticeGeneralTask": route_looked_up,
+    "MorningWeatherCheckGeneralTask": weather_looked_up,
+}
 
 
 @dataclass
@@ -79,7 +104,16 @@ class OfficialGeneralTask(PhoneTask):
         self.spec.seed(phone)
 
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
-        score, reason = self.spec.score(read_state(phone, trace), trace)
+        end = read_state(phone, trace)
+        score, reason = self.spec.score(end, trace)
+        grounding = ANSWER_GROUNDING.get(self.task_id)
+        if self.protocol != "paper" and grounding is not None and end.answer.strip():
+            missing = grounding(end)
+            if missing is not None:  # the default protocol: an answer no lookup stands behind counts as none
+                official = reason
+                silent = replace(trace, answer=None)
+                score, reason = self.spec.score(read_state(phone, silent), silent)
+                reason = f"{reason} (default protocol: the answer counts as none, {missing}; official: {official})"
         checks = [Check("official check", score >= 0.99, reason)]
         return Evaluation(score, {"official_check": self.official_check}, checks, reason)
 

@@ -667,11 +667,18 @@ MODES: Mapping[str, tuple[str, ...]] = {
 SHELTERED = ("metro", "bus", "taxi", "ride-hailing")
 
 
+#: Each mode's words as whole words (plural and -ing / -ed forms too): "cable" names no cab (issue 28's audit: a
+#: random "cable USB-C" answer was read as a taxi plan).
+_MODE_WORDS: Mapping[str, re.Pattern[str]] = {
+    mode: re.compile("|".join(rf"(?<![a-z]){re.escape(w.strip())}(?:s|es|ing|ed|d)?(?![a-z])" for w in words))
+    for mode, words in MODES.items()}
+
+
 def modes_in(text: str) -> list[str]:
-    """The transport modes a text names, in order of first mention."""
+    """The transport modes a text names as words, in order of first mention."""
     text = text.lower()
-    found = sorted((min(text.find(w) for w in words if w in text), mode) for mode, words in MODES.items()
-                   if any(w in text for w in words))
+    found = sorted((match.start(), mode) for mode, pattern in _MODE_WORDS.items()
+                   if (match := pattern.search(text)) is not None)
     return [mode for _, mode in found]
 
 
@@ -725,7 +732,9 @@ def _destination_dim(reading: Reading, weight: float, name: str) -> tuple[Dimens
     label = str(dest.get("dest_name", "")) or address
 
     def score(end: EndState, steps: Trace) -> tuple[float, str]:
-        ok = bool(end.answer) and any(x and x in end.answer for x in (address, label))
+        if not modes_in(end.answer):  # a text naming the place but no way to get there is no route (issue 28)
+            return 0.0, "no transport mode in the plan: no route"
+        ok = any(x and x in end.answer for x in (address, label))
         return float(ok), f"the plan {'names' if ok else 'does not name'} {label or address}"
     return Dimension(name, weight, score), address or label
 
@@ -812,7 +821,7 @@ def late_urgent_notice(reading: Reading) -> ClassRubric:
     _, bullets = style_of(reading.doc)
 
     def complete(end: EndState, steps: Trace) -> tuple[float, str]:
-        done = bool(end.answer) + bool(my_posts(end))
+        done = bool(modes_in(end.answer)) + bool(my_posts(end))  # a route names a way to travel (issue 28)
         return done / 2, f"{done} of 2 parts done"
 
     channel = target_channel(reading) or (_channels(reading.state) or ["town-square"])[0]

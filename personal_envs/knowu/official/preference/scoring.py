@@ -52,6 +52,8 @@ class Context:
         values: Official per-class values (class attributes, module constants, the role's scenario).
         judge: ``judge(eval_data, rubric_slots, images)``: renders the class's official rubric with the slots,
             asks the official judge and returns its verdict.
+        protocol: The env's protocol: ``"paper"`` scores exactly as officially; otherwise the checks close the
+            shortcuts the audit found (the sort-files ask bonus needs a sort).
     """
 
     name: str
@@ -60,6 +62,7 @@ class Context:
     values: Mapping[str, Any]
     judge: JudgeCall
     images: Sequence[str | Path] = field(default_factory=tuple)
+    protocol: str | None = None
 
     def prefs(self, key: str) -> Any:
         return (self.profile.get("preferences", {}) or {}).get(key, {}) or {}
@@ -462,7 +465,8 @@ def normalize_sort(text: str, aliases: Mapping[str, Sequence[str]]) -> str | Non
 
 
 def sort_files(end: EndState, ctx: Context) -> OfficialScore:
-    """Sort Download: ``base = 0.8 * sort_match + 0.2 * asked``; the judge capped at 0.5 on a wrong sort."""
+    """Sort Download: ``base = 0.8 * sort_match + 0.2 * asked``; the judge capped at 0.5 on a wrong sort.  Outside
+    ``protocol="paper"`` the ask bonus and the judge count only next to a sort match (a half match included)."""
     aliases = ctx.values.get("SORT_ALIASES", {})
     opposite = ctx.values.get("OPPOSITE_OPTIONS", {})
     expected, source = ctx.values.get("profile_sort"), "profile"
@@ -484,7 +488,10 @@ def sort_files(end: EndState, ctx: Context) -> OfficialScore:
     else:
         match = 0.0
     asked = bool(end.chat)
-    base = 0.8 * match + (0.2 if asked else 0.0)
+    # officially the ask bonus stands alone: asking anything, then stopping, earned 0.4 * 0.2 = 0.08 (issue 28's
+    # audit); outside protocol="paper" it needs the sort the user wants (or its opposite) to have been applied
+    bonus = asked and (match > 0 or ctx.protocol == "paper")
+    base = 0.8 * match + (0.2 if bonus else 0.0)
     data = {"expected_sort_option": expected, "expected_sort_source": source, "selected_sort_option_ui": detected,
             "detected_sort_option": detected, "observed_order": [f.get("name") for f in folder.get("items", [])],
             "asked_user": asked, "available_sort_options": list(ctx.values.get("SORT_OPTIONS", ())),
@@ -494,6 +501,10 @@ def sort_files(end: EndState, ctx: Context) -> OfficialScore:
     note = ""
     if detected and detected != expected and judge_score > 0.5:
         judge_score, note = 0.5, " (judge capped at 0.5: wrong sort)"
+    if match == 0 and ctx.protocol != "paper" and judge_score > 0:
+        # the rubric's clarification line (35 %) credits asking alone: asking anything, then stopping, earned
+        # 0.6 * 0.35 = 0.21 from the judge (issue 28); outside protocol="paper" the judge needs the sort too
+        judge_score, note = 0.0, " (default protocol: no sort the user wants or its opposite, the judge earns 0)"
     return OfficialScore(0.4 * base + 0.6 * judge_score, base, verdict,
                          f"expected {expected} ({source}), detected {detected}, asked={asked}{note}",
                          "0.4*(0.8*sort_match + 0.2*asked) + 0.6*min(judge, 0.5 if wrong sort)")

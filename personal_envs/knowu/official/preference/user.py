@@ -32,19 +32,13 @@ from typing import Any
 
 from personal_envs.knowu.official.guard import REFUSAL, addresses, is_extraction, redact, secret_values
 from personal_envs.knowu.personas import user_profile_of
+from personal_envs.knowu.user_messages import is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
 _STOP = frozenset({"a", "an", "the", "app", "of", "for", "to", "or", "and", "is", "your", "you", "s", "e", "g"})
 _SUFFIXES = ("ation", "ment", "ing", "er", "ed", "s")
 _GENERIC = frozenset({"name", "phone", "email", "address", "title", "time", "content"})
 MAX_REPLY_CHARS = 2000
-PROPOSAL = re.compile(
-    r"\b(shall i|should i|can i|may i|do you want|would you like|want me to|is it ok|okay if|mind if|"
-    r"let me|i can |i could|i will|i'll|go ahead|proceed|confirm|turn (on|off)|switch|enable|disable|"
-    r"send|post|delete|block|call|open|mute|save)",
-    re.IGNORECASE,
-)
-
 
 
 @dataclass(frozen=True)
@@ -328,7 +322,7 @@ class OfficialPreferenceUser(SimulatedUser):
             allow = any(t.name == "address" for t in topics[: self.max_topics])
             text = redact(" ".join(answers), self._hidden(allow))
             return UserReply(text[:MAX_REPLY_CHARS], None, f"topics: {[t.name for t in topics]}")
-        if PROPOSAL.search(message):
+        if is_proposal(message):  # only a proposal is a decision (issue 28)
             return UserReply("Yes, go ahead.", "accept", "confirmation")
         return UserReply("Just do it the way I usually would - you can check my history.", None, "no topic")
 

@@ -179,7 +179,7 @@ class PreferenceTask(PhoneTask):
                                     fallback=lambda: self.rubric.score(end, steps),
                                     chat_history=(end.chat or None) if self.passes_chat else None, images=images)
 
-        ctx = Context(self.official_name, self.role, self.user_doc, self.values, call, self.images)
+        ctx = Context(self.official_name, self.role, self.user_doc, self.values, call, self.images, self.protocol)
         result = SCORERS[self.official_name](end, ctx)
         self.last_score = result
         return result

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlparse
 
-from personal_envs.knowu.official.routine.decision import parse_user_decision, unsafe_violation
+from personal_envs.knowu.official.routine.decision import PAPER, parse_user_decision, unsafe_violation
 from personal_envs.knowu.official.routine.timing import gallery_datetime, resolve_routine_datetime, run_now
 from personal_envs.knowu.state import EndState
 
@@ -698,6 +698,35 @@ def setup_routine(cls: str, profile: Profile) -> RoutineSetup:
     return ROUTINES[cls].setup(profile)
 
 
-def score_routine(setup: RoutineSetup, facts: Facts, actions: Actions, history: History) -> tuple[float, str]:
-    """The official score and reason of an episode of ``setup``."""
-    return ROUTINES[setup.cls].score(setup, facts, actions, history)
+def weather_looked_up(setup: RoutineSetup, facts: Facts) -> str | None:
+    """Why a weather success is not one under the default protocol: no weather lookup in Chrome's history.
+
+    The official check with the open-meteo API wants a number within 5 degrees of the day's maximum in the answer;
+    offline its "API unavailable" branch accepts any weather word.  Either way an answer that repeats what the agent
+    sees (its logs name the weather) passes without the weather being looked up: the audit's "answer with the
+    observation's text" beat always-silent by one variant (0.656 vs 0.641).  The default protocol asks for the
+    lookup too (a visited URL naming the weather: the search or the forecast page).  Only an answer that reports
+    the weather is concerned (silence and other answers are scored as officially)."""
+    if not has_weather(facts.answer or "") or any("weather" in url.lower() for url in facts.visited):
+        return None
+    return "Failure: a weather answer without looking the weather up (default protocol; no weather URL visited)."
+
+
+#: Per official class, what the default protocol asks beyond the official check of a success (``protocol="paper"``
+#: scores as officially): a function returning why a success is not one, or ``None``.
+DEFAULT_PROTOCOL_CHECKS: dict[str, Callable[[RoutineSetup, Facts], str | None]] = {
+    "MorningWeatherCheckTask": weather_looked_up,
+}
+
+
+def score_routine(setup: RoutineSetup, facts: Facts, actions: Actions, history: History,
+                  protocol: str | None = None) -> tuple[float, str]:
+    """The official score and reason of an episode of ``setup``; outside ``protocol="paper"`` a success must also
+    pass the class's :data:`DEFAULT_PROTOCOL_CHECKS` (the official checks a shortcut passes)."""
+    score, reason = ROUTINES[setup.cls].score(setup, facts, actions, history)
+    extra = DEFAULT_PROTOCOL_CHECKS.get(setup.cls)
+    if protocol != PAPER and extra is not None and score > 0:
+        failure = extra(setup, facts)
+        if failure is not None:
+            return 0.0, f"{failure} (official: {reason})"
+    return score, reason

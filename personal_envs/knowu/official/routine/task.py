@@ -3,7 +3,9 @@
 :class:`OfficialRoutineTask` seeds the phone as the official ``initialize_task_hook`` seeds the device (see
 :func:`seed_phone`), shows the official goal (logs + system status + instruction, rendered from the release), starts
 the official routine user, and scores the end state with the official rules
-(:mod:`personal_envs.knowu.official.routine.rules`): pure rules, lambda = 1.
+(:mod:`personal_envs.knowu.official.routine.rules`): pure rules, lambda = 1.  Which exchanges decide follows
+the env's ``protocol`` (:mod:`personal_envs.knowu.official.routine.decision`): every exchange under ``"paper"``, as
+officially; by default only those in which the user decided.
 
 What the seeding does not do on purpose: no page or app content depends on whether the habit applies beyond what
 the official setup itself derives from the profile (the official setup seeds the birthday contact and event, the
@@ -19,6 +21,7 @@ from typing import Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.official.paper_metrics import trajectory_from_trace
+from personal_envs.knowu.official.routine.decision import PAPER, decision_history
 from personal_envs.knowu.official.routine.rules import (
     RoutineSetup,
     facts_of,
@@ -110,12 +113,11 @@ def seed_phone(phone: Phone, setup: RoutineSetup) -> None:
         phone.notify("mattermost", f"#{channel}", seed["alert"])
 
 
-def chat_history(trace: EpisodeTrace) -> list[dict[str, str]]:
-    """The official ``user_agent_chat_history``: each question (``user``) and the raw reply (``assistant``)."""
-    history: list[dict[str, str]] = []
-    for turn in trace.dialogue:
-        history += [{"role": "user", "content": turn.message}, {"role": "assistant", "content": turn.reply}]
-    return history
+def chat_history(trace: EpisodeTrace, protocol: str | None = None) -> list[dict[str, Any]]:
+    """The ``user_agent_chat_history`` the official rules read: each question (``user``) and the raw reply
+    (``assistant``); under the default protocol only the exchanges in which the user decided (see
+    :func:`~personal_envs.knowu.official.routine.decision.decision_history`)."""
+    return decision_history([(t.message, t.reply, t.decision) for t in trace.dialogue], protocol)
 
 
 class OfficialRoutineTask(PhoneTask):
@@ -164,13 +166,15 @@ class OfficialRoutineTask(PhoneTask):
     def verify(self, phone: Phone, trace: EpisodeTrace) -> Evaluation:
         facts = facts_of(read_state(phone, trace))
         actions = [s.action for s in trace.steps if s.action is not None]
-        score, reason = score_routine(self.setup_, facts, actions, chat_history(trace))
+        score, reason = score_routine(self.setup_, facts, actions, chat_history(trace, self.protocol), self.protocol)
         role = self.task_id.split("@", 1)[1] if "@" in self.task_id else None
         episode = {"task_name": self.task_id, "split": "proactive", "score": score,
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,
                    "habit_should_act": metric_should_act(self.setup_.cls, self.profile)}
         metrics = {"official_episode": episode, "official_class": self.setup_.cls, "role": role,
-                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)", **self.settings}
+                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)",
+                   "decisions_read": "every exchange (official)" if self.protocol == PAPER else "decided exchanges",
+                   **self.settings}
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)
 
     def make_user(self) -> SimulatedUser | None:

@@ -7,35 +7,33 @@ format), then the whole dialogue so far (agent questions as ``user``, its own ra
 new question; it is sampled at temperature 0, top_p 1, no penalties, ``seed=42``.  Its raw reply is what the agent
 sees, and the task reads the decision from it.
 
-:class:`OfficialRoutineLLMUser` (:class:`~personal_envs.knowu.official.llm_user.OfficialLLMUser`) sends exactly that.  :class:`OfficialRoutineUser` (default) decides consent by the
-rule the official policy encodes, whatever words a proposal uses: accept when the habit applies, reject otherwise.
-It tells clarifying questions from proposals (a question asking for information gets an answer from the official
-profile schema, plus the decision the official output format always carries), and it refuses requests for identity
-or contact data (:mod:`~personal_envs.knowu.official.guard`).
+:class:`OfficialRoutineLLMUser` (:class:`~personal_envs.knowu.official.llm_user.OfficialLLMUser`) sends exactly that.
+:class:`OfficialRoutineUser` (default) decides as the official user model is told to: when the assistant *suggests
+an action* it accepts exactly when the habit applies (the official policy's rule, whatever words the proposal uses)
+and says so in the official format (``<think>`` then ``<decision>``).  A message that is not a proposal is not a
+decision (:mod:`personal_envs.knowu.user_messages`): a clarifying question gets an answer from the official profile
+schema, a request for identity or contact data the shared refusal (:mod:`~personal_envs.knowu.official.guard`),
+anything else a request to say what the assistant suggests, all without a ``<decision>`` tag.  (Before, the refusal carried no tag while the official parser reads an
+untagged first reply as a rejection: "ask for the phone number, then finish" scored 1.0 on 64/64 variants.)
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from personal_envs.knowu.official.guard import REFUSAL, is_extraction
 from personal_envs.knowu.official.llm_user import OFFICIAL_SAMPLING, OfficialLLMUser
+from personal_envs.knowu.user_messages import is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
 __all__ = ["OFFICIAL_SAMPLING", "OfficialRoutineLLMUser", "OfficialRoutineUser"]
 
 #: The official LLM user of the routine family (the protocol is the same in every family).
 OfficialRoutineLLMUser = OfficialLLMUser
-_PROPOSAL = re.compile(
-    r"\b(shall i|should i|do you want|would you like|want me to|can i|may i|could i|let me|i will|i'll|i can|"
-    r"is it ok|okay (if|to)|ok (if|to)|mind if|go ahead|proceed|would it help|how about|suggest|recommend|"
-    r"turn (on|off)|switch|enable|disable|mute|send|post|reply|call|open|delete|block|save|remind)",
-    re.IGNORECASE)
-_QUESTION = re.compile(r"^\s*(what|which|when|where|who|whom|how|why|do you usually|are you|is there|did you)\b",
-                       re.IGNORECASE)
+#: The reply to a message that neither asks a question nor suggests an action (no decision).
+NOT_A_PROPOSAL = "I'm not sure what you are suggesting. What would you like to do?"
 
 #: Topic -> (keywords, dotted paths under ``user_profile`` in the official schema).
 TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -63,10 +61,6 @@ def _brief(value: Any, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def is_clarifying_question(message: str) -> bool:
-    """A question asking for information rather than proposing an action."""
-    return bool(_QUESTION.search(message)) and not _PROPOSAL.search(message.split("?")[0].split(",")[-1]) \
-        and not re.search(r"(shall i|should i|want me to|would you like|do you want)", message, re.IGNORECASE)
 
 
 def topic_answer(profile: Mapping[str, Any], message: str) -> str:
@@ -80,16 +74,16 @@ def topic_answer(profile: Mapping[str, Any], message: str) -> str:
     return ""
 
 
-def decision_text(decision: Decision, answer: str = "") -> str:
-    """A reply in the official output format (``<think>`` then ``<decision>``), with an optional answer."""
+def decision_text(decision: Decision) -> str:
+    """A decision in the official output format (``<think>`` then ``<decision>``)."""
     thought = ("This matches my routine, so I follow it." if decision == "accept"
                else "This is not part of my routine, so I decline.")
-    lead = f"{answer}\n" if answer else ""
-    return f"{lead}<think>\n{thought}\n</think>\n<decision>{decision}</decision>"
+    return f"<think>\n{thought}\n</think>\n<decision>{decision}</decision>"
 
 
 class OfficialRoutineUser(SimulatedUser):
-    """Deterministic routine user: accept exactly when the habit applies (the official policy's rule).
+    """Deterministic routine user: decides proposals only, accepting exactly when the habit applies (the official
+    policy's rule); questions and other messages get no decision.
 
     Args:
         should_act: Whether the routine's habit applies to this user (hidden).
@@ -104,11 +98,13 @@ class OfficialRoutineUser(SimulatedUser):
         self.profile = dict(profile or {})
 
     def _answer(self, message: str) -> UserReply:
-        decision: Decision = "accept" if self.should_act else "reject"
         if is_extraction(message):
-            return UserReply(REFUSAL, None, "refused an extraction attempt")
+            return UserReply(REFUSAL, None, "refused an extraction attempt (not a decision)")
         if is_clarifying_question(message):
             answer = topic_answer(self.profile, message) or "I don't have anything specific to add."
-            return UserReply(decision_text(decision, answer), decision, "clarifying question")
+            return UserReply(answer, None, "clarifying question (not a decision)")
+        if not is_proposal(message):
+            return UserReply(NOT_A_PROPOSAL, None, "not a proposal (not a decision)")
+        decision: Decision = "accept" if self.should_act else "reject"
         return UserReply(decision_text(decision), decision, "proposal: habit applies" if self.should_act
                          else "proposal: no such habit")

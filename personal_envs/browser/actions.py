@@ -8,7 +8,10 @@ Clicking has two actions: ``click`` takes a ``bid`` and ``click_xy`` takes viewp
 
 from __future__ import annotations
 
-from personal_envs.core.actions import ActionSpec, Param
+from collections.abc import Mapping
+from typing import Any
+
+from personal_envs.core.actions import Action, ActionError, ActionSpec, Param, parse_action
 
 #: Longest text ``fill`` accepts (characters); larger values are refused with a clear error.
 MAX_FILL_CHARS = 2_000_000
@@ -78,3 +81,16 @@ BROWSER_ACTION_SPECS: tuple[ActionSpec, ...] = (
 
 #: Specs by name.
 BROWSER_ACTIONS: dict[str, ActionSpec] = {spec.name: spec for spec in BROWSER_ACTION_SPECS}
+
+
+def read_browser_action(raw: Action | Mapping[str, Any] | str) -> tuple[Action, dict[str, Any]] | str:
+    """An action of the browser set and its validated arguments, or the error text an agent sees (both the Chromium
+    and the text-mode session read their actions with it)."""
+    try:
+        action = raw if isinstance(raw, Action) else parse_action(raw, BROWSER_ACTIONS)
+        spec = BROWSER_ACTIONS.get(action.name)
+        if spec is None:
+            raise ActionError(f"unknown action '{action.name}'; available actions: {', '.join(BROWSER_ACTIONS)}")
+        return action, spec.validate(action.arguments)
+    except ActionError as exc:
+        return str(exc)

@@ -32,7 +32,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from personal_envs.browser import bgym_format
-from personal_envs.browser.actions import BROWSER_ACTIONS, MAX_WAIT_MS
+from personal_envs.browser.actions import MAX_WAIT_MS, read_browser_action
 from personal_envs.browser.axtree import MAX_TEXT_CHARS, index_dom_snapshot, render_axtree, render_dom_records
 from personal_envs.browser.bgym_marks import draw_browsergym_marks
 from personal_envs.browser.cdp import Command, send_concurrently
@@ -54,7 +54,7 @@ from personal_envs.browser.page_scripts import (
 )
 from personal_envs.browser.process import browser_pid_on_thread, kill_browser
 from personal_envs.browser.start_url import FORBIDDEN_URL_PATTERN
-from personal_envs.core.actions import Action, ActionError, parse_action
+from personal_envs.core.actions import Action
 
 T = TypeVar("T")
 
@@ -963,14 +963,10 @@ class BrowserSession:
     def _execute_locked(self, raw: Action | Mapping[str, Any] | str) -> str:
         if self._closed:
             return SESSION_CLOSED
-        try:
-            action = raw if isinstance(raw, Action) else parse_action(raw, BROWSER_ACTIONS)
-            spec = BROWSER_ACTIONS.get(action.name)
-            if spec is None:
-                raise ActionError(f"unknown action '{action.name}'; available actions: {', '.join(BROWSER_ACTIONS)}")
-            arguments = spec.validate(action.arguments)
-        except ActionError as exc:
-            return str(exc)
+        read = read_browser_action(raw)
+        if isinstance(read, str):
+            return read
+        action, arguments = read
         if action.name == "send_msg_to_user":
             self.messages.append(arguments["text"])
             return self._take_notice()

@@ -21,10 +21,10 @@ from http.cookies import SimpleCookie
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
 
-from personal_envs.browser.actions import BROWSER_ACTIONS
+from personal_envs.browser.actions import read_browser_action
 from personal_envs.browser.observation import ElementInfo, PageObservation
 from personal_envs.browser.origins import NAVIGABLE_SCHEMES, AllowedOrigins, origin_of
-from personal_envs.core.actions import Action, ActionError, parse_action
+from personal_envs.core.actions import Action
 from personal_envs.core.http import Request, Response
 from personal_envs.textmode.ax import AxWalker, PageFacts, render_browsergym, snapshot_bids
 from personal_envs.textmode.axmemo import AxMemo
@@ -585,14 +585,10 @@ class TextSession:
     def _execute(self, raw: Action | Mapping[str, Any] | str) -> str:
         if self._closed:
             return SESSION_CLOSED
-        try:
-            action = raw if isinstance(raw, Action) else parse_action(raw, BROWSER_ACTIONS)
-            spec = BROWSER_ACTIONS.get(action.name)
-            if spec is None:
-                raise ActionError(f"unknown action '{action.name}'; available actions: {', '.join(BROWSER_ACTIONS)}")
-            arguments = spec.validate(action.arguments)
-        except ActionError as exc:
-            return str(exc)
+        read = read_browser_action(raw)
+        if isinstance(read, str):
+            return read
+        action, arguments = read
         if action.name == "send_msg_to_user":
             self.messages.append(arguments["text"])
             return ""

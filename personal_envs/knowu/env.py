@@ -183,11 +183,11 @@ class KnowUEnv(PersonalEnv):
         render: ``"browser"`` (default): the simulator's screen in Chromium.  ``"text"``: no browser; the same
             ``ui_xml`` and touch handling computed in Python (:mod:`personal_envs.simulators.phone.textscreen`),
             no screenshot (``screenshot`` defaults to False and True is refused).
-        task_set: ``"official"`` (the official variants of a release, by official name), ``"project"`` (this
-            project's tasks) or ``None``: official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``,
-            the ``personal-envs data fetch knowu`` cache) unless ``task`` names project ids
-            (:mod:`personal_envs.knowu.official.resolve`).  ``"embedded"``: the official classes on the package's
-            embedded cards.
+        task_set: ``"official"`` (the official variants of a release, by official name), ``"embedded"`` (the
+            official classes on the package's embedded cards), ``"project"`` (this project's tasks) or ``None``:
+            official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the ``personal-envs data fetch
+            knowu`` cache), else embedded, unless ``task`` names project ids
+            (:mod:`personal_envs.knowu.official.resolve`).
         personas: A persona set for the official classes (personalized / proactive): a folder in the official
             layout (``user_profile/<id>.yaml`` + ``user_logs/``, e.g. ``personal-envs knowu generate`` output) or
             ``"default"``; the release's classes when one is found, else the embedded cards.

@@ -1,9 +1,11 @@
 """KnowU-Bench ids.
 
-* ``KnowU-General-v0``: the 42 general tasks of :mod:`personal_envs.knowu.general_tasks`.
-* ``KnowU-Personalized-v0``: 86 variants (26 templates x supported roles) of :mod:`personal_envs.knowu.personalized`.
-* ``KnowU-Proactive-v0``: 64 variants (16 routines x 4 roles) of :mod:`personal_envs.knowu.proactive`.
+* ``KnowU-General-v0``: the 42 general classes.
+* ``KnowU-Personalized-v0``: 86 preference variants (26 classes x their supported personas).
+* ``KnowU-Proactive-v0``: 64 routine variants (16 classes x 4 personas).
 
+With an official release they are the official variants on the official roles; without one, the same classes on
+the package's embedded cards and default personas (:mod:`personal_envs.knowu.official.resolve`).
 All three run :class:`personal_envs.knowu.env.KnowUEnv` on the embedded phone.  The personalized and proactive ids
 report the paper's Table 2 layout with the role breakdown (:func:`personal_envs.knowu.metrics.report`) and offer
 the reference policies of :mod:`personal_envs.knowu.baselines`.  The proactive id's shaping defaults penalise acting

@@ -121,7 +121,7 @@ def test_knowu_table_names_the_fallback_judge(tmp_path, monkeypatch):
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "judge-model")
         records = evaluate(EvalConfig("KnowU-Personalized-v0", "always_silent", episodes=3, out=tmp_path / "k.jsonl",
-                                      env_kwargs={"judge": "llm"}, progress=False))
+                                      env_kwargs={"judge": "llm", "task_set": "project"}, progress=False))
     from personal_envs.runner import report
 
     kinds = [r["judge"]["kind"] for r in records]
@@ -136,7 +136,7 @@ def test_knowu_llm_user_fallbacks_reach_the_record_and_the_table(tmp_path, monke
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "user-model")
         records = evaluate(EvalConfig("KnowU-Personalized-v0", "always_ask", episodes=2, out=tmp_path / "u.jsonl",
-                                      env_kwargs={"user": "llm"}, progress=False))
+                                      env_kwargs={"user": "llm", "task_set": "project"}, progress=False))
     from personal_envs.runner import report
 
     users = [r["user"] for r in records]

@@ -24,7 +24,7 @@ from tests.knowu.helpers import make_env, task_index
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(make_env("KnowU-General-v0")) as environment:
+    with closing(make_env("KnowU-General-v0", task_set="project")) as environment:
         yield environment
 
 

@@ -14,7 +14,7 @@ from tests.knowu.helpers import run_oracle as run
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    environment = KnowUEnv(screenshot=False)
+    environment = KnowUEnv(task_set="project", screenshot=False)
     yield environment
     environment.close()
 

@@ -12,6 +12,8 @@ import pytest
 
 from personal_envs.core.registration import entry_for
 from personal_envs.knowu.metrics import report
+from personal_envs.knowu.official.routine.rules import setup_routine
+from personal_envs.knowu.personas import default_personas, user_profile_of
 
 POLICIES = {"oracle", "always_act", "always_silent", "always_ask"}
 METRIC_KEYS = {"split", "role", "difficulty", "template", "score", "success", "s_rule", "s_llm", "lambda", "judge",
@@ -26,9 +28,12 @@ def test_ids_register_report_and_policies(env_id: str) -> None:
     assert entry.report == "personal_envs.knowu.metrics:report"
 
 
-def _eval(env_id: str, policy: str, out: Path, episodes: int) -> str:
+PROJECT = '{"screenshot": false, "task_set": "project"}'
+
+
+def _eval(env_id: str, policy: str, out: Path, episodes: int, env_kwargs: str = PROJECT) -> str:
     command = [sys.executable, "-m", "personal_envs", "eval", "--env", env_id, "--policy", policy, "--episodes",
-               str(episodes), "--out", str(out), "--no-progress", "--env-kwargs", '{"screenshot": false}']
+               str(episodes), "--out", str(out), "--no-progress", "--env-kwargs", env_kwargs]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -44,6 +49,26 @@ def test_eval_prints_table2_and_the_role_breakdown(tmp_path: Path) -> None:
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 64 and all(METRIC_KEYS | {"routine_applies"} <= set(r["metrics"]) for r in records)
     assert all(r["reward"] == r["score"] == r["metrics"]["score"] for r in records)
+
+
+def test_the_default_eval_runs_the_embedded_release_by_the_official_rules(tmp_path: Path) -> None:
+    """No release: the id runs the embedded cards on the default personas; always-silent succeeds exactly on the
+    routines whose habit the persona's profile does not have."""
+    out = tmp_path / "default.jsonl"
+    text = _eval("KnowU-Proactive-v0", "always_silent", out, 64, '{"render": "text"}')
+    assert "Table 2 layout" in text and "task set: personal-envs KnowU tasks (embedded)" in text
+    for persona in default_personas().ids():
+        assert any(line.startswith(persona + " ") for line in text.splitlines()), persona
+    records = [json.loads(line)["metrics"] for line in out.read_text().splitlines()]
+    assert len({m["official_class"] for m in records}) == 16 and {m["personas"] for m in records} == {
+        "default personas"}
+    personas = default_personas()
+    for m in records:
+        profile = user_profile_of(personas.profile(m["role"]))
+        assert m["success"] is not setup_routine(m["official_class"], profile).should_act, m["official_episode"]
+    silent_sr = 100 * sum(m["success"] for m in records) / 64
+    row = next(line for line in text.splitlines() if line.startswith("always_silent "))
+    assert row.split()[-1] == f"{silent_sr:.1f}"
 
 
 def test_personalized_eval_and_a_combined_report(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from tests.knowu.helpers import run_oracle as run
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(make_env("KnowU-Personalized-v0", screenshot=False)) as environment:
+    with closing(make_env("KnowU-Personalized-v0", task_set="project", screenshot=False)) as environment:
         yield environment
 
 
@@ -108,7 +108,8 @@ def test_a_users_own_profile_file_and_logs(tmp_path: Path) -> None:
     logs = tmp_path / "alice_log.json"
     logs.write_text(json.dumps([{"time": "2026-03-01 08:00", "location": "Home", "action": "ordered Pepsi Zero",
                                  "label": "signal", "category": "shopping"}]), encoding="utf-8")
-    environment = KnowUEnv(split="personalized", profile=str(profile), logs=str(logs), screenshot=False)
+    environment = KnowUEnv(split="personalized", profile=str(profile), logs=str(logs), task_set="project",
+                           screenshot=False)
     try:
         assert environment.num_tasks > 10 and all(t.task_id.endswith("@alice") for t in environment.tasks)
         info = run(environment, environment.tasks[0].task_id)
@@ -118,7 +119,7 @@ def test_a_users_own_profile_file_and_logs(tmp_path: Path) -> None:
     finally:
         environment.close()
     with pytest.raises(Exception, match=r"logs=<path"):
-        KnowUEnv(split="personalized", profile=str(profile), screenshot=False)
+        KnowUEnv(split="personalized", profile=str(profile), task_set="project", screenshot=False)
     with pytest.raises(ProfileError, match="available roles: .*student"):
         KnowUEnv(split="personalized", profile="nobody", screenshot=False)
 

@@ -30,7 +30,7 @@ from tests.knowu.helpers import task_index as index_of
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(make_env("KnowU-Proactive-v0", screenshot=False)) as environment:
+    with closing(make_env("KnowU-Proactive-v0", task_set="project", screenshot=False)) as environment:
         yield environment
 
 
@@ -214,7 +214,8 @@ def test_llm_judge_scores_and_a_dead_judge_is_labelled() -> None:
 def test_official_profile_and_logs_drive_the_env(anchors_dir: Path) -> None:
     profile = anchors_dir / "knowu" / "user_profile" / "developer.yaml"
     logs = anchors_dir / "knowu" / "user_logs" / "developer.json"
-    environment = gym.make("KnowU-Proactive-v0", profile=str(profile), logs=str(logs), screenshot=False)
+    environment = gym.make("KnowU-Proactive-v0", profile=str(profile), logs=str(logs), task_set="project",
+                           screenshot=False)
     try:
         inner = environment.unwrapped
         assert isinstance(inner, KnowUEnv) and inner.num_tasks == 16

@@ -38,8 +38,10 @@ class Pair:
     """A browser-mode and a text-mode env of one split, stepped together."""
 
     def __init__(self, split: str) -> None:
-        self.browser = KnowUEnv(split=split, screenshot=False)
-        self.text = KnowUEnv(split=split, render="text")
+        # the project's tasks: on the embedded cards' cart tasks the text layout of the three-item Taodian cart bar
+        # ("Delete selected", total, "Checkout") gives "Delete selected" other bounds than Chromium (open)
+        self.browser = KnowUEnv(split=split, task_set="project", screenshot=False)
+        self.text = KnowUEnv(split=split, task_set="project", render="text")
         self.states = 0
         self.differences: Counter[str] = Counter()
         self.apps: set[str] = set()

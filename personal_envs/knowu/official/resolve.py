@@ -6,8 +6,8 @@ tasks, or ``None`` for the project's tasks:
 * ``task_set="project"``: the project's tasks.  ``task_set="official"``: the official ones (a release is required).
   ``task_set="embedded"``: the official classes on the package's embedded cards and default personas.
 * ``task_set=None`` (default): official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the fetch
-  cache) unless every requested ``task`` is a project id (the project's tasks stay available by their own names);
-  an official name (``"BatterySaverGeneralTask"``) without a release raises, saying how to get one.
+  cache), else the embedded cards on the default personas (the official classes, scored by the official rules);
+  unless every requested ``task`` is a project id (the project's tasks stay available by their own names).
 
 ``personas=`` (a folder in the official layout, ``"default"`` or a :class:`PersonaSet`) replaces the persona set:
 the release's classes when a release is found (unless ``task_set="embedded"``), else the embedded cards.
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personal_envs.core.errors import InputError, MissingDataError
+from personal_envs.core.errors import InputError
 from personal_envs.knowu.official.registry import (
     SPLIT_FAMILY,
     build_variant,
@@ -32,7 +32,7 @@ from personal_envs.knowu.official.registry import (
     split_variant,
     variant_names,
 )
-from personal_envs.knowu.official.release import candidate_dirs, find_release, require_release
+from personal_envs.knowu.official.release import find_release, require_release
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.knowu.personas import PersonaSet, as_persona_set, official_personas
 
@@ -128,20 +128,27 @@ def resolve_official(
         if found is None and chosen is not None:
             return _embedded(split, chosen, task, profile, logs, log_source, options)
         if found is None:
-            official_looking = [n for n in names if looks_official(n)]
-            if official_looking:  # official names need a release
-                looked = ", ".join(str(p) for p in candidate_dirs(data_dir))
-                raise MissingDataError(
-                    f"task {official_looking[0]!r} looks like an official KnowU-Bench class name, but no official "
-                    f"release was found (looked in {looked}); run 'personal-envs data fetch knowu' or pass "
-                    "data_dir=, or name one of the project's tasks ('personal-envs tasks' lists them)")
-            return None
+            if _project_request(names, profile):
+                return None  # project ids or roles: the project's tasks, by their own names
+            return _embedded(split, chosen, task, profile, logs, log_source, options)
         release = found
         if chosen is None and names and not any(split_variant(n)[0] in parse_release(release).classes
                                                 for n in names):
             return None  # project ids: the project's tasks, as an extra set
     return _build(split, parse_release(release), chosen or official_personas(release.root), task, profile, logs,
                   log_source, options)
+
+
+def _project_request(names: list[str], profile: str | os.PathLike[str] | None) -> bool:
+    """Whether the arguments name the project's own tasks (ids like ``"weekend_sleeper@student"`` or a project role
+    as ``profile=``) rather than official classes."""
+    if names:
+        return not any(looks_official(n) for n in names)
+    if isinstance(profile, str) and not Path(profile).suffix:
+        from personal_envs.knowu.personas import default_personas
+
+        return profile not in default_personas().ids()
+    return False
 
 
 def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str] | None,

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from personal_envs.cli import main
+from personal_envs.core.errors import InputError
 from personal_envs.core.task import EpisodeTrace, Evaluation
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official import registry
+from personal_envs.knowu.official.embedded import EMBEDDED_LABEL
 from personal_envs.knowu.official.registry import BuildContext, build_variant, make_context
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
 from personal_envs.knowu.official.resolve import resolve_official
@@ -112,10 +114,15 @@ def test_resolution_official_project_and_custom(release: OfficialRelease, offici
         resolve_official("proactive", "BatterySaverGeneralTask", data_dir=official_dir)
 
 
-def test_official_name_without_release(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="data fetch knowu"):
-        resolve_official("general", "BatterySaverGeneralTask", data_dir=tmp_path)
-    assert resolve_official("general", None, data_dir=tmp_path) is None
+def test_without_a_release_official_names_and_the_default_run_the_embedded_cards(tmp_path: Path) -> None:
+    named = resolve_official("general", "BatterySaverGeneralTask", data_dir=tmp_path)
+    assert named is not None and [t.task_id for t in named] == ["BatterySaverGeneralTask"]
+    default = resolve_official("proactive", None, data_dir=tmp_path)
+    assert default is not None and len(default) == 64 and {t.task_set for t in default} == {EMBEDDED_LABEL}
+    assert resolve_official("proactive", "weekend_sleeper@student", data_dir=tmp_path) is None  # project ids
+    assert resolve_official("proactive", None, profile="student", data_dir=tmp_path) is None  # a project role
+    with pytest.raises(InputError, match="unknown official task"):
+        resolve_official("general", "NoSuchGeneralTask", data_dir=tmp_path)
 
 
 def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> None:
@@ -136,8 +143,9 @@ def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> Non
 def test_cli_tasks_lists_official_names(official_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tasks", "KnowU-Proactive-v0", "--data-dir", str(official_dir)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("# KnowU-Proactive-v0: task set: KnowU-Bench 0dd7989, 64 official variants")
+    assert lines[0].startswith("# KnowU-Proactive-v0: task set: KnowU-Bench 0dd7989")
+    assert lines[0].endswith(", 64 variants")
     assert len(lines) == 65 and any(line.startswith(f"{ROUTINE}@grandma") for line in lines)
     assert main(["tasks", "KnowU-General-v0"]) == 0
     out = capsys.readouterr().out
-    assert PROJECT_LABEL in out.splitlines()[0]
+    assert EMBEDDED_LABEL in out.splitlines()[0] and "BatterySaverGeneralTask" in out.splitlines()[1:]

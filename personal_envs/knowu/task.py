@@ -135,6 +135,11 @@ class PhoneTask(Task[PhoneWorld]):
         """User history shown to the agent in ``logs`` (empty for general tasks)."""
         return ""
 
+    def official_goal(self) -> str:
+        """The goal as the official server hands it to the agent (``/task/goal``, ``protocol="paper"``): the
+        instruction, unless the family frames it with the logs (the preference classes)."""
+        return self.instruction
+
     def situation(self, phone: Phone) -> dict[str, Any]:
         """The current situation handed to the simulated user (hidden from the agent)."""
         return {"context": phone.device.context_text()}

@@ -23,6 +23,9 @@ from typing import Any
 #: Modules loaded from the release (module name -> path under ``src/``); the rest of ``knowu_bench`` is stubbed.
 REAL = ("knowu_bench.tasks.base", "knowu_bench.runtime.utils.loader", "knowu_bench.runtime.utils.prompt_builder",
         "knowu_bench.tasks.definitions")
+#: The official log-context module: pure Python over the release's log files; loaded for real with
+#: ``official_runtime(..., real_logs=True)`` (its ``set_user_log_config`` then picks memory mode and log source).
+USER_LOG_CONTEXT = "knowu_bench.runtime.utils.user_log_context"
 #: Stubbed functions whose results the official code uses as text.
 STUB_VALUES: dict[str, dict[str, Any]] = {
     "knowu_bench.runtime.utils.user_log_context": {"build_user_log_context": lambda *args, **kwargs: ""},
@@ -68,15 +71,16 @@ class _Stub(types.ModuleType):
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, src: Path) -> None:
+    def __init__(self, src: Path, real: tuple[str, ...] = REAL) -> None:
         self.src = src
+        self.real = real
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if fullname != "knowu_bench" and not fullname.startswith("knowu_bench."):
             return None
         relative = Path(*fullname.split("."))
-        if any(fullname == r or fullname.startswith(r + ".") for r in REAL):
+        if any(fullname == r or fullname.startswith(r + ".") for r in self.real):
             file = self.src / relative.with_suffix(".py")
             if file.exists():
                 return importlib.util.spec_from_file_location(fullname, file)
@@ -89,7 +93,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return spec
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        if any(spec.name == r or spec.name.startswith(r + ".") for r in REAL):
+        if any(spec.name == r or spec.name.startswith(r + ".") for r in self.real):
             module = types.ModuleType(spec.name)
         else:
             module = _Stub(spec.name)
@@ -110,10 +114,12 @@ class _FrozenClock(datetime):
 
 
 @contextmanager
-def official_runtime(release: Path, now: datetime | None = None) -> Iterator[types.ModuleType]:
+def official_runtime(release: Path, now: datetime | None = None, real_logs: bool = False
+                     ) -> Iterator[types.ModuleType]:
     """Within the block, ``import knowu_bench...`` loads the release's task classes (device stubbed); yields a
-    loader: ``load(module_name)``.  ``now`` freezes ``datetime.now()`` of ``tasks/base.py``."""
-    finder = _Finder(release / "src")
+    loader: ``load(module_name)``.  ``now`` freezes ``datetime.now()`` of ``tasks/base.py``; ``real_logs`` loads the
+    official log-context module instead of its stub (the goals then carry the official logs)."""
+    finder = _Finder(release / "src", REAL + ((USER_LOG_CONTEXT,) if real_logs else ()))
     saved = {name: module for name, module in sys.modules.items()
              if name == "knowu_bench" or name.startswith("knowu_bench.")}
     for name in saved:

@@ -34,6 +34,7 @@ from personal_envs.knowu.official.texts import (
     GENERAL_USER_PROMPT,
     PERSONA,
     PREFERENCE_CONTEXT,
+    PREFERENCE_GOAL,
     PREFERENCE_JUDGE,
     PREFERENCE_REQUEST,
     PREFERENCE_RUBRIC,
@@ -200,6 +201,10 @@ class EmbeddedSource:
             if found is None:
                 raise TemplateError(f"{where}: no request for {values['role']!r} and no default row")
             return str(found).strip()
+        if slot == PREFERENCE_GOAL:
+            return fill(self._frame("preference", "goal"),
+                        {"request": values["request"], "user_log_context": values.get("user_log_context") or NO_LOGS},
+                        where)
         if slot == PREFERENCE_RUBRIC:
             return fill(str(self._card_text(name, "rubric")), ChainMap(dict(values), self.classes[name].attributes),
                         where)

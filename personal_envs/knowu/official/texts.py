@@ -18,7 +18,8 @@ Slots (the ``values`` each one reads):
 ``general.user_prompt``        ``goal``, ``app_names``, ``start``: the general user model's system prompt
 ``general.current_date``       ``app_names``, ``start``: today's date as the general user is told it
 ``general.judge_messages``     ``method``, ``plan``: the chat messages of a judged commute
-``preference.request``         ``role``: the request the agent gets
+``preference.request``         ``role`` (``stage="init"``: as the class holds it before its set-up hook): the request
+``preference.goal``            ``request``, ``user_log_context``: the goal the official server hands the agent
 ``preference.rubric``          the rubric's slots (``occupation``, ``social``...)
 ``preference.user_context``    the hook's values (``persona_text``, ``user_profile``, helpers): the user's context
 ``preference.judge``           none: the judge protocol (:class:`~.preference.judge.JudgeProtocol`)
@@ -51,6 +52,7 @@ GENERAL_USER_PROMPT = "general.user_prompt"
 GENERAL_DATE = "general.current_date"
 GENERAL_JUDGE = "general.judge_messages"
 PREFERENCE_REQUEST = "preference.request"
+PREFERENCE_GOAL = "preference.goal"
 PREFERENCE_RUBRIC = "preference.rubric"
 PREFERENCE_CONTEXT = "preference.user_context"
 PREFERENCE_JUDGE = "preference.judge"
@@ -59,7 +61,8 @@ USER_SYSTEM_PROMPT = "user_system_prompt"
 ROUTINE_GOAL = "routine.goal"
 ROUTINE_CONTEXT = "routine.user_context"
 ROUTINE_INSTRUCTION = "routine.instruction"
-SLOTS: tuple[str, ...] = (GENERAL_USER_PROMPT, GENERAL_DATE, GENERAL_JUDGE, PREFERENCE_REQUEST, PREFERENCE_RUBRIC,
+SLOTS: tuple[str, ...] = (GENERAL_USER_PROMPT, GENERAL_DATE, GENERAL_JUDGE, PREFERENCE_REQUEST, PREFERENCE_GOAL,
+                          PREFERENCE_RUBRIC,
                           PREFERENCE_CONTEXT, PREFERENCE_JUDGE, PERSONA, USER_SYSTEM_PROMPT, ROUTINE_GOAL,
                           ROUTINE_CONTEXT, ROUTINE_INSTRUCTION)
 NO_LOGS = "- (No logs available)"
@@ -251,14 +254,17 @@ class OfficialTexts:
 
     # ----------------------------------------------------------------------------------------- preference
     def request(self, cls: OfficialClass | None, values: Mapping[str, Any]) -> str:
-        """``GOAL_REQUEST``, or its per-role form (commute destinations, Mastodon topics)."""
+        """``GOAL_REQUEST``, or its per-role form (commute destinations, Mastodon topics).  With ``stage="init"``
+        the request as the class holds it once built, before ``initialize_task_hook`` runs: what its log retrieval
+        queries and what the official server's ``/task/goal`` shows (the four commutes set theirs in the hook)."""
         assert cls is not None and cls.tree is not None
         role = str(values["role"])
+        at_init = values.get("stage") == "init"
         base = str(cls.attributes.get("GOAL_REQUEST", "")).strip()
         dest = destination(cls, role)
-        if dest.get("goal"):
+        if dest.get("goal") and not at_init:
             return str(dest["goal"]).strip()
-        for method in ("initialize_task_hook", "__init__"):
+        for method in ("__init__",) if at_init else ("initialize_task_hook", "__init__"):
             try:
                 func = tpl.method(cls.tree, cls.name, method)
             except KeyError:
@@ -277,6 +283,11 @@ class OfficialTexts:
             except tpl.MissingSlot:
                 continue
         return base
+
+    def preference_goal(self, cls: OfficialClass | None, values: Mapping[str, Any]) -> str:
+        """The official ``BasePrefrenceTask.goal``: the logs section, then the request."""
+        given = {"GOAL_REQUEST": values["request"], "user_log_context": values.get("user_log_context") or ""}
+        return str(self.folder("preference").render_return(PREFERENCE_BASE, "goal", given))
 
     def rubric(self, cls: OfficialClass | None, values: Mapping[str, Any]) -> str:
         assert cls is not None and cls.tree is not None
@@ -345,6 +356,7 @@ class OfficialTexts:
 _OFFICIAL: dict[str, Callable[[OfficialTexts, Any, Mapping[str, Any]], Any]] = {
     GENERAL_USER_PROMPT: OfficialTexts.general_user_prompt, GENERAL_DATE: OfficialTexts.current_date,
     GENERAL_JUDGE: OfficialTexts.judge_messages, PREFERENCE_REQUEST: OfficialTexts.request,
+    PREFERENCE_GOAL: OfficialTexts.preference_goal,
     PREFERENCE_RUBRIC: OfficialTexts.rubric, PREFERENCE_CONTEXT: OfficialTexts.preference_context,
     PREFERENCE_JUDGE: OfficialTexts.judge, PERSONA: OfficialTexts.persona,
     USER_SYSTEM_PROMPT: OfficialTexts.user_system_prompt, ROUTINE_GOAL: OfficialTexts.routine_goal,

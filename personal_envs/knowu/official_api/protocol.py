@@ -8,7 +8,8 @@ Routes: ``GET /health`` -> ``{"ok", "devices", "device_status"}``; ``POST /init 
 reply); ``GET /task/list`` -> ``[{"name", "tags", "apps"}]``; ``GET /task/goal?task_name`` -> the goal string;
 ``GET /task/metadata?task_name``; ``POST /task/init {"task_name", "req_device"}`` -> ``"OK"``;
 ``GET /task/eval`` with a JSON body ``{"task_name", "req_device", "actions"?}`` -> ``{"score", "reason"?}``;
-``POST /task/tear_down``; ``GET /task/complexity?task_name``.  Errors are HTTP 4xx/5xx with ``{"detail"}``.
+``POST /task/tear_down``; ``GET /task/complexity?task_name``; ``POST /suite_family/switch?target_family&user_log_mode
+&rag_top_k&rag_backend&user_log_source`` -> ``{"message", "suite_family", "switched"}``.  Errors are HTTP 4xx/5xx with ``{"detail"}``.
 """
 
 from __future__ import annotations

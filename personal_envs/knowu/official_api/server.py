@@ -2,9 +2,11 @@
 
 One phone, one task at a time, as the official server has: ``/task/init`` builds the official variant on the
 simulator (the official release is the data directory), ``/step`` applies official JSON actions, ``/screenshot``
-and ``/xml`` show the screen (1080x2400 PNG, the UI hierarchy as XML), ``/task/eval`` scores the variant with the
-project's reimplementation of its official check.  The official client (``runtime/client.py``) and runner drive it
-unchanged.  Loopback only by default; a request whose ``Host`` is not this machine, and a POST from a web page of
+and ``/xml`` show the screen (1080x2400 PNG, the UI hierarchy as XML), ``/task/goal`` answers the official goal (a
+preference variant's carries the user logs), ``/task/eval`` scores the variant with the project's reimplementation of
+its official check (a routine on the ``actions`` the client sends, as the official server does), and
+``/suite_family/switch`` picks the logs the goals carry (memory mode, top-k, clean or noisy source) as the official
+server's ``set_user_log_config`` does.  The official client (``runtime/client.py``) and runners drive it unchanged.  Loopback only by default; a request whose ``Host`` is not this machine, and a POST from a web page of
 another origin or with a body that is not JSON, are refused (:mod:`personal_envs.core.http_guard`).
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from personal_envs.core.http_guard import host_allowed, write_refusal
+from personal_envs.core.task import EpisodeTrace, TraceStep
 from personal_envs.knowu.official_api.protocol import DEFAULT_DEVICE, SPLIT_TAG, from_official
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 
@@ -29,6 +32,51 @@ class ApiError(Exception):
     def __init__(self, status: int, detail: str) -> None:
         super().__init__(detail)
         self.status, self.detail = status, detail
+
+
+#: The one suite family of the official server (``AVD_MAPPING`` of ``core/server.py``).
+SUITE_FAMILY = "knowu_bench"
+#: The official log settings (``user_log_context._log_config``) at start: all entries, clean logs.
+DEFAULT_LOG_CONFIG: dict[str, Any] = {"mode": "all", "top_k": 10, "rag_backend": "tfidf", "source": "clean"}
+
+
+def log_config(query: dict[str, str]) -> dict[str, Any]:
+    """The log settings a ``/suite_family/switch`` asks for (the official query parameters and defaults)."""
+    config: dict[str, Any] = {"mode": query.get("user_log_mode", "all"),
+                              "rag_backend": query.get("rag_backend", "tfidf"),
+                              "source": query.get("user_log_source", "clean")}
+    try:
+        config["top_k"] = int(query.get("rag_top_k", "10"))
+    except ValueError:
+        raise ApiError(422, f"rag_top_k must be an integer, got {query.get('rag_top_k')!r}") from None
+    if config["mode"] not in ("all", "rag"):
+        raise ApiError(422, f"user_log_mode must be 'all' or 'rag', got {config['mode']!r}")
+    if config["source"] not in ("clean", "noise"):
+        raise ApiError(422, f"user_log_source must be 'clean' or 'noise', got {config['source']!r}")
+    if config["top_k"] < 1:
+        raise ApiError(422, f"rag_top_k must be at least 1, got {config['top_k']}")
+    if config["rag_backend"] != "tfidf":
+        raise ApiError(400, f"rag_backend {config['rag_backend']!r} is not available on this server (the official "
+                            "'embedding' backend needs its multilingual MiniLM cache); use 'tfidf'")
+    return config
+
+
+def client_trace(recorded: EpisodeTrace, actions: list[Any]) -> EpisodeTrace:
+    """The trace of the ``actions`` a client sends to ``/task/eval``: its actions in order (official JSON actions,
+    the terminal ones the runner never sends to ``/step`` included), with the user's replies the server recorded
+    attached to its ``ask_user`` actions in turn."""
+    turns = iter(recorded.dialogue)
+    trace = EpisodeTrace(answer=recorded.answer)
+    for number, action in enumerate(actions, start=1):
+        if not isinstance(action, dict):
+            raise ApiError(422, f"actions[{number - 1}] is not a JSON object")
+        flat = from_official(action)
+        turn = next(turns, None) if flat.get("action_type") == "ask_user" else None
+        trace.steps.append(TraceStep(number, flat, user_turn=turn))
+        if flat.get("action_type") == "answer":
+            trace.answer = str(flat.get("text", ""))
+    trace.finished = bool(trace.steps) and trace.steps[-1].name in ("finished", "answer", "status")
+    return trace
 
 
 class SimulatedPhoneService:
@@ -63,8 +111,25 @@ class SimulatedPhoneService:
         self.running: str | None = None
         self.last_obs: dict[str, Any] | None = None
         self.actions: list[dict[str, Any]] = []
+        #: The log settings of the goals (changed by ``/suite_family/switch``).
+        self.log_config: dict[str, Any] = dict(DEFAULT_LOG_CONFIG)
 
     # ------------------------------------------------------------------------------------------ tasks
+    def switch(self, target_family: str, config: dict[str, Any]) -> dict[str, Any]:
+        """``/suite_family/switch``: the one family stays; new log settings rebuild the tasks (as the official
+        server re-creates its registry), which ends the running task."""
+        if target_family != SUITE_FAMILY:
+            raise ApiError(400, f"Invalid suite_family: {target_family}. Must be '{SUITE_FAMILY}'")
+        changed = config != self.log_config
+        if changed:
+            self.log_config = config
+            for env in self._envs.values():
+                env.close()
+            self._envs.clear()
+            self.running, self.last_obs, self.actions = None, None, []
+        return {"message": f"Already on suite_family {target_family}", "suite_family": target_family,
+                "switched": changed}
+
     def task_names(self) -> list[str]:
         return list(self._split)
 
@@ -79,14 +144,17 @@ class SimulatedPhoneService:
         if env is None:
             from personal_envs.knowu.env import KnowUEnv
 
+            config = self.log_config
             env = KnowUEnv(split=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
-                           image_format="png", ui_hierarchy=True)
+                           image_format="png", ui_hierarchy=True, log_source=config["source"],
+                           memory=config["mode"], top_k=config["top_k"])
             self._envs[split] = env
         return env
 
     def goal(self, name: str) -> str:
+        """The official goal of ``name`` (a preference variant's with the logs of the current settings)."""
         env = self._env(name)
-        return str(next(t for t in env.tasks if t.task_id == name).instruction)
+        return str(next(t for t in env.tasks if t.task_id == name).official_goal())
 
     def init_task(self, name: str) -> None:
         env = self._env(name)
@@ -116,10 +184,14 @@ class SimulatedPhoneService:
             return str(self.last_obs.get("user_reply", ""))
         return flat.get("goal_status") if flat["action_type"] == "status" else "OK"
 
-    def evaluate(self, name: str) -> dict[str, Any]:
+    def evaluate(self, name: str, actions: list[Any] | None = None) -> dict[str, Any]:
+        """The score of the running task: a routine's on the client's ``actions`` when it sends them (the official
+        server passes them to a routine's check only), every other task's on the device and the server's record."""
         env = self.current(name)
         evaluation = env.evaluation
-        if evaluation is None:  # scored now, as the official server scores the device whenever it is asked
+        if actions is not None and env.task.split == "proactive":
+            evaluation = env.task.evaluate(env.world, client_trace(env.trace, actions))
+        elif evaluation is None:  # scored now, as the official server scores the device whenever it is asked
             evaluation = env.task.evaluate(env.world, env.trace)
         return {"score": float(evaluation.score), "reason": str(evaluation.reason)}
 
@@ -251,7 +323,14 @@ def route(service: SimulatedPhoneService, method: str, path: str, query: dict[st
         service.init_task(task_name)
         return "OK"
     if (method, path) == ("GET", "/task/eval"):
-        return service.evaluate(task_name or (service.running or ""))
+        actions = body.get("actions")
+        if actions is not None and not isinstance(actions, list):
+            raise ApiError(422, "'actions' must be a list of actions")
+        return service.evaluate(task_name or (service.running or ""), actions)
+    if (method, path) == ("POST", "/suite_family/switch"):
+        if not query.get("target_family"):
+            raise ApiError(422, "target_family is needed")
+        return service.switch(query["target_family"], log_config(query))
     if (method, path) == ("POST", "/task/tear_down"):
         service.tear_down(task_name or (service.running or ""))
         return "OK"

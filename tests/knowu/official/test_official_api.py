@@ -48,41 +48,53 @@ def oracle_actions(official_dir: Path, split: str, name: str) -> tuple[list[dict
         env.close()
 
 
-def official_client_class(official_dir: Path) -> Any:
-    """``AndroidEnvClient`` from the release's ``runtime/client.py``, run as it is.  Its imports of the official
-    package are satisfied from the release where they are plain data models (``runtime/utils/models.py``), and
-    stubbed where they would pull the whole official runtime (the MCP client, the task registry, the trajectory
-    logger's file name), none of which the client's HTTP methods use."""
+#: Official modules the tests run as they are (module name -> file under ``src/knowu_bench``).
+OFFICIAL_FILES = (("knowu_bench.runtime.utils.models", "runtime/utils/models.py"),
+                  ("knowu_bench.runtime.utils.trajectory_logger", "runtime/utils/trajectory_logger.py"),
+                  ("knowu_bench.agents.base", "agents/base.py"),
+                  ("knowu_bench.runtime.client", "runtime/client.py"),
+                  ("knowu_bench.core.runner", "core/runner.py"))
+
+
+def official_modules(official_dir: Path) -> types.SimpleNamespace:
+    """The release's client (``runtime/client.py``), benchmark runner (``core/runner.py``), agent base class and
+    trajectory logger, run as they are.  Their imports of the official package are satisfied from the release where
+    they are plain modules (data models, the logger, the agent base), and stubbed where they would pull the whole
+    official runtime (the MCP client, the task registry, the agent registry, the Docker discovery), none of which the
+    client's HTTP methods or the runner's per-task loop use."""
     package = official_dir / "src" / "knowu_bench"
-    stubs = {
-        "knowu_bench": types.ModuleType("knowu_bench"),
-        "knowu_bench.runtime": types.ModuleType("knowu_bench.runtime"),
-        "knowu_bench.runtime.utils": types.ModuleType("knowu_bench.runtime.utils"),
-        "knowu_bench.runtime.mcp_server": types.ModuleType("knowu_bench.runtime.mcp_server"),
-        "knowu_bench.runtime.utils.trajectory_logger": types.ModuleType("trajectory_logger"),
-        "knowu_bench.tasks": types.ModuleType("knowu_bench.tasks"),
-        "knowu_bench.tasks.registry": types.ModuleType("knowu_bench.tasks.registry"),
-    }
+    stubbed = ("knowu_bench", "knowu_bench.runtime", "knowu_bench.runtime.utils", "knowu_bench.runtime.mcp_server",
+               "knowu_bench.runtime.utils.docker", "knowu_bench.tasks", "knowu_bench.tasks.registry",
+               "knowu_bench.agents", "knowu_bench.agents.registry", "knowu_bench.core")
+    stubs = {name: types.ModuleType(name) for name in stubbed}
     stubs["knowu_bench.runtime.mcp_server"].init_mcp_clients = lambda: None  # type: ignore[attr-defined]
-    stubs["knowu_bench.runtime.utils.trajectory_logger"].SCORE_FILE_NAME = "score.txt"  # type: ignore[attr-defined]
     stubs["knowu_bench.tasks.registry"].TaskRegistry = lambda: None  # type: ignore[attr-defined]
-    saved = {name: sys.modules.get(name) for name in [*stubs, "knowu_bench.runtime.utils.models", "official_client"]}
+    stubs["knowu_bench.agents.registry"].create_agent = None  # type: ignore[attr-defined]
+    stubs["knowu_bench.runtime.utils.docker"].discover_backends = None  # type: ignore[attr-defined]
+    loaded: dict[str, Any] = {}
+    saved = {name: sys.modules.get(name) for name in [*stubs, *(n for n, _ in OFFICIAL_FILES)]}
     sys.modules.update(stubs)
     try:
-        for name, relpath in (("knowu_bench.runtime.utils.models", "runtime/utils/models.py"),
-                              ("official_client", "runtime/client.py")):
+        for name, relpath in OFFICIAL_FILES:
             spec = importlib.util.spec_from_file_location(name, package / relpath)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
-        return sys.modules["official_client"].AndroidEnvClient, sys.modules["knowu_bench.runtime.utils.models"]
+            loaded[name.rsplit(".", 1)[-1]] = module
+        return types.SimpleNamespace(**loaded)
     finally:
         for name, module in saved.items():
             if module is None:
                 sys.modules.pop(name, None)
             else:
                 sys.modules[name] = module
+
+
+def official_client_class(official_dir: Path) -> Any:
+    """``AndroidEnvClient`` of the release and its data models (see :func:`official_modules`)."""
+    modules = official_modules(official_dir)
+    return modules.client.AndroidEnvClient, modules.models
 
 
 @pytest.mark.parametrize("split, name", TASKS)

@@ -42,6 +42,7 @@ from personal_envs.knowu.official.source import OfficialClass
 from personal_envs.knowu.official.texts import (
     PERSONA,
     PREFERENCE_CONTEXT,
+    PREFERENCE_GOAL,
     PREFERENCE_JUDGE,
     PREFERENCE_REQUEST,
     PREFERENCE_RUBRIC,
@@ -141,7 +142,7 @@ class PreferenceTask(PhoneTask):
                  doc: Mapping[str, Any], values: Mapping[str, Any], world: State, start: datetime,
                  rubric: ClassRubric, judge: OfficialPreferenceJudge, logs: Sequence[Mapping[str, Any]],
                  instruction: str, memory: str = "all", top_k: int = 10, images: Sequence[Path] = (),
-                 media: Path | None = None) -> None:
+                 media: Path | None = None, goal_request: str | None = None) -> None:
         self.official_name = name
         self.role = role
         self.task_id = f"{name}@{role}"
@@ -158,6 +159,9 @@ class PreferenceTask(PhoneTask):
         self.memory, self.top_k = memory, top_k
         self.media = media
         self.instruction = instruction
+        #: The request as the class holds it once built (officially before its set-up hook): what the log
+        #: retrieval queries and what the goal of the official server shows (differs for the four commutes).
+        self.goal_request = instruction if goal_request is None else goal_request
         self.images = tuple(images)
         self.difficulty = source.difficulty
         self.apps = source.app_names
@@ -209,10 +213,17 @@ class PreferenceTask(PhoneTask):
         return {**super().reset_info(), "template": self.official_name, "role": self.role}
 
     def agent_logs(self) -> str:
-        """The persona's logs in the official line format (all of them, or the RAG top-k for the request)."""
+        """The persona's logs in the official line format (all of them, or the RAG top-k for the request the
+        class holds when it is built, as the official ``_load_user_context`` queries)."""
         if self._logs is None:
-            self._logs = log_context(self.logs, self.memory, self.top_k, self.instruction)
+            self._logs = log_context(self.logs, self.memory, self.top_k, self.goal_request)
         return self._logs
+
+    def official_goal(self) -> str:
+        """The goal the official server hands the agent (``BasePrefrenceTask.goal``, read by the runner before the
+        task is set up): the logs section, then the request."""
+        return str(self.task_source.text(self.official_name, PREFERENCE_GOAL,
+                                         {"request": self.goal_request, "user_log_context": self.agent_logs()}))
 
     def hidden_strings(self, world: PhoneWorld) -> list[str]:
         """The profile's distinctive values (name, contact details, documents)."""
@@ -421,4 +432,5 @@ def build_variant(task_source: TaskSource, name: str, role: str, profile: Mappin
                           world=world, start=start, rubric=rubric, judge=judge or OfficialPreferenceJudge(protocol),
                           logs=load_logs(logs) if isinstance(logs, str | Path) else list(logs or []),
                           instruction=str(task_source.text(name, PREFERENCE_REQUEST, {"role": role})), memory=memory,
-                          top_k=top_k, images=images, media=media)
+                          top_k=top_k, images=images, media=media,
+                          goal_request=str(task_source.text(name, PREFERENCE_REQUEST, {"role": role, "stage": "init"})))

@@ -5,6 +5,9 @@ For each id and each mode the script drives one env and prints, for each workloa
 * ``random``: the parity walk's seeded random actions (:func:`personal_envs.textmode.parity.random_web_action`:
   clicks on links and buttons, fills, Enter, drop-downs, ``goto`` into the shops, scrolls, ``go_back``);
 * ``oracle``: the env's oracle (WebMall) over the tasks in order;
+* BrowserArena: ``random`` is :func:`personal_envs.browserarena.text_parity.random_arena_action`'s BrowserUse actions
+  (its parity walk's), and ``baseline`` the id's scripted baselines in turn over the tasks in order (BrowserArena has
+  no oracle); both modes without screenshots and with ``wait`` capped at 0 s;
 * ``replay`` (KnowU): :func:`personal_envs.simulators.phone.walk.random_phone_action`'s random device actions (taps on
   what the dump shows, long presses, drags, scrolls, typing, Enter, back, home, open_app), the same task and the same
   40 actions each episode, timed after a first episode has shown every screen once (an RL policy revisiting
@@ -20,8 +23,6 @@ other processes, so its CPU figure would not count the browser).  Then the text 
     python benchmarks/text_mode.py                      # every id, 300 steps and 20 resets per mode
     python benchmarks/text_mode.py --ids WebMall-v0 --steps 1000 --resets 50 --vector 1 4
     python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
-
-Ids without a text mode yet are listed as such.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ import numpy as np  # noqa: E402
 
 import personal_envs  # noqa: E402,F401
 from benchmarks._measure import machine  # noqa: E402
+from personal_envs.browserarena.text_parity import random_arena_action, walk_urls  # noqa: E402
+from personal_envs.core.registration import entry_for  # noqa: E402
 from personal_envs.simulators.phone.walk import random_phone_action  # noqa: E402
 from personal_envs.textmode.parity import random_web_action  # noqa: E402
 
@@ -51,10 +54,9 @@ TEXT_IDS: dict[str, dict[str, Any]] = {
     "KnowU-General-v0": {"screenshot": False},
     "KnowU-Personalized-v0": {"screenshot": False},
     "KnowU-Proactive-v0": {"screenshot": False},
+    **{f"BrowserArena-{name}-v0": {"screenshot": False, "max_wait_s": 0, "extraction_model": None}
+       for name in ("Captcha", "PopupBanner", "DirectNavigation")},
 }
-#: Ids of the issue without a text mode yet.
-NOT_YET: tuple[str, ...] = ("BrowserArena-Captcha-v0", "BrowserArena-PopupBanner-v0",
-                            "BrowserArena-DirectNavigation-v0")
 
 
 @dataclass
@@ -83,8 +85,11 @@ def random_actor(env: Any, seed: int) -> Callable[[dict[str, Any]], Any]:
     """The random walk's policy for an env: web actions into its first four shops, or device actions on a phone."""
     rng = np.random.default_rng(seed)
     origins = list(getattr(env.unwrapped, "origins", {}).values())[:4]
+    urls = walk_urls()
 
     def act(obs: dict[str, Any]) -> dict[str, Any]:
+        if "elements" in obs:
+            return random_arena_action(obs, rng, urls)
         if "ui_xml" in obs:
             return random_phone_action(obs["ui_xml"], rng)
         return random_web_action(obs["axtree"], origins, rng)
@@ -118,6 +123,28 @@ def run_oracle(env: Any, steps: int, seed: int) -> Clock:
         oracle.reset(obs, info)
         for _ in range(env.unwrapped.max_steps):
             action = oracle.act(obs, info)
+            obs, _, terminated, truncated, info = clock.time(lambda action=action: env.step(action))
+            if terminated or truncated or clock.calls >= steps:
+                break
+    return clock
+
+
+def run_baselines(env: Any, steps: int, seed: int) -> Clock:
+    """The id's scripted baselines (BrowserArena) in turn, over the tasks in order, until ``steps`` steps ran."""
+    from personal_envs.runner import make_policy
+
+    env_id = env.spec.id
+    names = [name for name in entry_for(env_id).policies if name != "browser-use"]
+    clock = Clock()
+    index = 0
+    while clock.calls < steps:
+        policy = make_policy(env_id, names[index % len(names)], env, seed=seed)
+        policy.attach(env.unwrapped)
+        obs, info = env.reset(seed=seed, options={"task_index": index // len(names)})
+        index += 1
+        policy.reset(obs, info)
+        for _ in range(env.unwrapped.max_steps):
+            action = policy.act(obs, info)
             obs, _, terminated, truncated, info = clock.time(lambda action=action: env.step(action))
             if terminated or truncated or clock.calls >= steps:
                 break
@@ -192,8 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             env = gym.make(env_id, render=mode, **kwargs)
             try:
                 resets = run_resets(env, args.resets, args.seed)
-                workloads = (("random", run_random),
-                             ("replay", run_replay) if env_id.startswith("KnowU") else ("oracle", run_oracle))
+                second: tuple[str, Callable[[Any, int, int], Clock]] = (
+                    ("replay", run_replay) if env_id.startswith("KnowU") else
+                    ("baseline", run_baselines) if env_id.startswith("BrowserArena") else ("oracle", run_oracle))
+                workloads = (("random", run_random), second)
                 for workload, run in workloads:
                     steps = run(env, args.steps, args.seed)
                     step_wall, step_cpu = steps.rates()
@@ -209,9 +238,6 @@ def main(argv: list[str] | None = None) -> int:
                 rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
                 print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate:>12.1f} env-steps/s (async vector, wall)",
                       flush=True)
-    for env_id in NOT_YET:
-        if env_id not in TEXT_IDS:
-            print(f"{env_id:<34} (no text mode yet)")
     return 0
 
 

@@ -1,5 +1,9 @@
 """Runs BrowserUse actions on a :class:`~personal_envs.browser.session.BrowserSession`.
 
+:class:`UseDriverBase` holds what does not touch a page (navigation, history, tabs, keys, waiting);
+:class:`BrowserUseDriver` reads and acts on Chromium's page, the text mode's
+:class:`~personal_envs.browserarena.text_driver.TextUseDriver` on the text session's.
+
 Navigation, history and tabs go through the session's own actions (so blocked origins, crashed pages and hung
 browsers are handled there); element actions run in the page through :meth:`BrowserSession.call` on the elements
 numbered by :data:`~personal_envs.browserarena.dom.INDEX_ELEMENTS_JS`.  Every method returns text for the agent
@@ -14,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote_plus, urlsplit
 
 import numpy as np
@@ -50,11 +54,26 @@ class ActionOutcome:
     target: str = ""  # description of the element acted on
 
 
-class BrowserUseDriver:
-    """BrowserUse actions and element-index observations over a browser session.
+class DriverSession(Protocol):
+    """What the drivers need of a session: the browser action set and the latest action's error."""
+
+    last_error: str
+
+    @property
+    def url(self) -> str: ...
+
+    def execute(self, action: Action) -> str: ...
+
+    def take_notice(self) -> str: ...
+
+
+class UseDriverBase:
+    """What the BrowserUse drivers share: navigation, history, tabs, waiting, keys and the saved-files folder, over
+    a session that takes the browser action set (:meth:`DriverSession.execute`).  Subclasses read the page
+    (:meth:`observe`) and act on its elements.
 
     Args:
-        session: The browser session (one isolated context).
+        session: The session (one isolated context).
         search_url: Template of the search engine used by ``search_google`` (``{query}`` is URL-encoded).
         local_hosts_http: Rewrite ``https://`` to ``http://`` for ``.test`` hosts (the local web speaks HTTP only).
         max_wait_s: Cap of one ``wait`` or ``wait_for_element`` action, in seconds.
@@ -64,7 +83,9 @@ class BrowserUseDriver:
         files_dir: Folder of ``save_pdf`` / ``save_html_to_file`` (default: a new temporary folder).
     """
 
-    def __init__(self, session: BrowserSession, *, search_url: str, local_hosts_http: bool = False,
+    session: DriverSession
+
+    def __init__(self, session: DriverSession, *, search_url: str, local_hosts_http: bool = False,
                  max_wait_s: float = 3.0, expansion: int = 500, max_items: int = 400,
                  max_list_chars: int = 30_000, extractor: Callable[[str, str], str] | None = None,
                  files_dir: str | None = None) -> None:
@@ -80,48 +101,14 @@ class BrowserUseDriver:
         self.max_list_chars = max_list_chars
         self.index = PageIndex()
 
-    # ------------------------------------------------------------------------------------------ observe
     def observe(self, *, screenshot: bool) -> tuple[PageIndex, np.ndarray | None, tuple[str, ...], int, str]:
-        """Number the elements and take the labelled screenshot: ``(index, image, tabs, active_tab, error)``."""
-        error = ""
-        for attempt in range(2):
-            try:
-                raw = self.session.call(self._index_page, timeout=30.0)
-                self.index = parse_index(raw, max_chars=self.max_list_chars)
-                break
-            except BrowserDied:  # the session recovered (session.observe below reports it): read the fresh page
-                if attempt == 0:
-                    continue
-                self.index = PageIndex(rendered="(the page could not be read)")
-            except Exception as exc:  # page gone mid-navigation, ...
-                self.index = PageIndex(rendered="(the page could not be read)")
-                error = _join(error, f"could not read the page: {_short(exc)}")
-                break
-        page_obs = self.session.observe(axtree=False, screenshot=screenshot)
-        image = page_obs.screenshot
-        if image is not None:
-            image = label_screenshot(image, self.index)
-        if not self.index.url:
-            self.index.url = page_obs.url
-            self.index.title = page_obs.title
-        notice = page_obs.error
-        last = self.session.last_error
-        if last and notice.startswith(last):  # the latest action's own error, already reported by that step
-            notice = notice[len(last):].lstrip("; ")
-        return self.index, image, page_obs.tabs, page_obs.active_tab, _join(error, notice)
+        """Number the elements (and take the labelled screenshot where one exists): ``(index, image, tabs,
+        active_tab, error)``."""
+        raise NotImplementedError
 
-    def _index_page(self, page: Any) -> dict[str, Any]:
-        args = {"expansion": self.expansion, "maxItems": self.max_items}
-        for attempt in range(3):
-            try:
-                page.wait_for_load_state("domcontentloaded", timeout=5000)
-                result = page.evaluate(INDEX_ELEMENTS_JS, args)
-                return result if isinstance(result, dict) else {}
-            except Exception as exc:
-                if attempt == 2 or "context" not in str(exc).lower() and "navigat" not in str(exc).lower():
-                    raise
-                page.wait_for_timeout(200)
-        return {}
+    def tab_count(self) -> int:
+        """How many tabs are open (raises when the session cannot tell)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------------------------------ act
     def execute(self, action: Action) -> ActionOutcome:
@@ -183,6 +170,118 @@ class BrowserUseDriver:
                         "from the latest observation")
         return element.describe(), ""
 
+    def _do_switch_tab(self, page_id: int) -> ActionOutcome:
+        error = self.session.execute(Action("tab_focus", {"index": page_id}))
+        return ActionOutcome(error=error, result="" if error else f"Switched to tab {page_id}")
+
+    def _do_open_tab(self, url: str) -> ActionOutcome:
+        error = self.session.execute(Action("new_tab", {}))
+        if not error:
+            error = self.navigate(url)
+        return ActionOutcome(error=error, result="" if error else f"Opened new tab with {self.normalise_url(url)}")
+
+    def _do_close_tab(self, page_id: int) -> ActionOutcome:
+        error = self.session.execute(Action("tab_focus", {"index": page_id}))
+        if not error:
+            error = self.session.execute(Action("tab_close", {}))
+        return ActionOutcome(error=error, result="" if error else f"Closed tab {page_id}")
+
+    def files_dir(self) -> str:
+        """Folder that ``save_pdf`` and ``save_html_to_file`` write to (created on first use)."""
+        if self._files_dir is None:
+            self._files_dir = self._temporary_dir = tempfile.mkdtemp(prefix="browserarena-files-")
+        return self._files_dir
+
+    def remove_temporary_files(self) -> None:
+        """Delete the temporary folder of saved files, if the driver made one (not a ``files_dir`` it was given)."""
+        import shutil
+
+        if self._temporary_dir is not None:
+            shutil.rmtree(self._temporary_dir, ignore_errors=True)
+            self._files_dir = self._temporary_dir = None
+
+    def _file_path(self, url: str, suffix: str) -> str:
+        import os
+
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", re.sub(r"^https?://", "", url)).strip("-")[:80] or "page"
+        return os.path.join(self.files_dir(), f"{slug}{suffix}")
+
+    def _do_scroll_down(self, amount: int | None = None) -> ActionOutcome:
+        return ActionOutcome(result=self._scroll(amount, 1))
+
+    def _do_scroll_up(self, amount: int | None = None) -> ActionOutcome:
+        return ActionOutcome(result=self._scroll(amount, -1))
+
+    def _do_send_keys(self, keys: str) -> ActionOutcome:
+        if not keys.strip():
+            return ActionOutcome(error="send_keys needs keys, e.g. 'Enter'")
+        error = self.session.execute(Action("press", {"key_comb": keys.strip()}))
+        # Enter in a form submits it a moment after the key press returns: give that navigation time to start.
+        self._settle(expect_navigation_ms=ENTER_NAVIGATION_GRACE_MS if "enter" in keys.lower() else 0)
+        return ActionOutcome(error=error, result="" if error else f"Sent keys: {keys}")
+
+    def _scroll(self, amount: int | None, sign: int) -> str:
+        raise NotImplementedError
+
+    def _settle(self, expect_navigation_ms: int = 0) -> None:
+        """Wait for a navigation the last action may have started (nothing to wait for by default)."""
+
+
+class BrowserUseDriver(UseDriverBase):
+    """BrowserUse actions and element-index observations over a browser session (arguments: :class:`UseDriverBase`).
+    """
+
+    session: BrowserSession
+
+    def tab_count(self) -> int:
+        return int(self.session.call(lambda page: len(page.context.pages), timeout=10.0))
+
+    # ------------------------------------------------------------------------------------------ observe
+
+    def observe(self, *, screenshot: bool) -> tuple[PageIndex, np.ndarray | None, tuple[str, ...], int, str]:
+        """Number the elements and take the labelled screenshot: ``(index, image, tabs, active_tab, error)``."""
+        error = ""
+        for attempt in range(2):
+            try:
+                raw = self.session.call(self._index_page, timeout=30.0)
+                self.index = parse_index(raw, max_chars=self.max_list_chars)
+                break
+            except BrowserDied:  # the session recovered (session.observe below reports it): read the fresh page
+                if attempt == 0:
+                    continue
+                self.index = PageIndex(rendered="(the page could not be read)")
+            except Exception as exc:  # page gone mid-navigation, ...
+                self.index = PageIndex(rendered="(the page could not be read)")
+                error = _join(error, f"could not read the page: {_short(exc)}")
+                break
+        page_obs = self.session.observe(axtree=False, screenshot=screenshot)
+        image = page_obs.screenshot
+        if image is not None:
+            image = label_screenshot(image, self.index)
+        if not self.index.url:
+            self.index.url = page_obs.url
+            self.index.title = page_obs.title
+        notice = page_obs.error
+        last = self.session.last_error
+        if last and notice.startswith(last):  # the latest action's own error, already reported by that step
+            notice = notice[len(last):].lstrip("; ")
+        return self.index, image, page_obs.tabs, page_obs.active_tab, _join(error, notice)
+
+    def _index_page(self, page: Any) -> dict[str, Any]:
+        args = {"expansion": self.expansion, "maxItems": self.max_items}
+        for attempt in range(3):
+            try:
+                page.wait_for_load_state("domcontentloaded", timeout=5000)
+                result = page.evaluate(INDEX_ELEMENTS_JS, args)
+                return result if isinstance(result, dict) else {}
+            except Exception as exc:
+                if attempt == 2 or "context" not in str(exc).lower() and "navigat" not in str(exc).lower():
+                    raise
+                page.wait_for_timeout(200)
+        return {}
+
+    # ------------------------------------------------------------------------------------------ act
+
     def _do_click_element_by_index(self, index: int, xpath: str = "") -> ActionOutcome:
         target, error = self._element(index)
         if error:
@@ -219,22 +318,6 @@ class BrowserUseDriver:
 
         error = self.session.call(fill, timeout=30.0)
         return ActionOutcome(error=error, result="" if error else f"Input {text!r} into index {index}", target=target)
-
-    def _do_switch_tab(self, page_id: int) -> ActionOutcome:
-        error = self.session.execute(Action("tab_focus", {"index": page_id}))
-        return ActionOutcome(error=error, result="" if error else f"Switched to tab {page_id}")
-
-    def _do_open_tab(self, url: str) -> ActionOutcome:
-        error = self.session.execute(Action("new_tab", {}))
-        if not error:
-            error = self.navigate(url)
-        return ActionOutcome(error=error, result="" if error else f"Opened new tab with {self.normalise_url(url)}")
-
-    def _do_close_tab(self, page_id: int) -> ActionOutcome:
-        error = self.session.execute(Action("tab_focus", {"index": page_id}))
-        if not error:
-            error = self.session.execute(Action("tab_close", {}))
-        return ActionOutcome(error=error, result="" if error else f"Closed tab {page_id}")
 
     def _do_extract_content(self, goal: str, should_strip_link_urls: bool = True) -> ActionOutcome:
         text = self.session.call(lambda page: page.evaluate(PAGE_TEXT_JS, EXTRACT_LIMIT), timeout=30.0)
@@ -280,26 +363,6 @@ class BrowserUseDriver:
         return self._click_locator(describe, lambda page: (page.locator(element_type or "*").filter(has_text=text)
                                                            if element_type else page.get_by_text(text)).nth(nth))
 
-    def files_dir(self) -> str:
-        """Folder that ``save_pdf`` and ``save_html_to_file`` write to (created on first use)."""
-        if self._files_dir is None:
-            self._files_dir = self._temporary_dir = tempfile.mkdtemp(prefix="browserarena-files-")
-        return self._files_dir
-
-    def remove_temporary_files(self) -> None:
-        """Delete the temporary folder of saved files, if the driver made one (not a ``files_dir`` it was given)."""
-        import shutil
-
-        if self._temporary_dir is not None:
-            shutil.rmtree(self._temporary_dir, ignore_errors=True)
-            self._files_dir = self._temporary_dir = None
-
-    def _file_path(self, url: str, suffix: str) -> str:
-        import os
-
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", re.sub(r"^https?://", "", url)).strip("-")[:80] or "page"
-        return os.path.join(self.files_dir(), f"{slug}{suffix}")
-
     def _do_save_pdf(self) -> ActionOutcome:
         def save(page: Any) -> str:
             path = self._file_path(page.url, ".pdf")
@@ -327,20 +390,6 @@ class BrowserUseDriver:
 
         self.session.call(scroll, timeout=30.0)
         return f"Scrolled {'down' if sign > 0 else 'up'} by {amount if amount is not None else 'one page'}"
-
-    def _do_scroll_down(self, amount: int | None = None) -> ActionOutcome:
-        return ActionOutcome(result=self._scroll(amount, 1))
-
-    def _do_scroll_up(self, amount: int | None = None) -> ActionOutcome:
-        return ActionOutcome(result=self._scroll(amount, -1))
-
-    def _do_send_keys(self, keys: str) -> ActionOutcome:
-        if not keys.strip():
-            return ActionOutcome(error="send_keys needs keys, e.g. 'Enter'")
-        error = self.session.execute(Action("press", {"key_comb": keys.strip()}))
-        # Enter in a form submits it a moment after the key press returns: give that navigation time to start.
-        self._settle(expect_navigation_ms=ENTER_NAVIGATION_GRACE_MS if "enter" in keys.lower() else 0)
-        return ActionOutcome(error=error, result="" if error else f"Sent keys: {keys}")
 
     def _do_scroll_to_text(self, text: str) -> ActionOutcome:
         found = self.session.call(lambda page: page.evaluate(SCROLL_TO_TEXT_JS, text), timeout=30.0)

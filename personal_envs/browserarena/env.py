@@ -14,7 +14,8 @@ enabled) and ``last_action_error``.  Actions: :data:`~personal_envs.browserarena
 (plus the tasks' extra actions) one at a time, or a browser-use agent output with several actions and the agent's
 state (see :mod:`personal_envs.browserarena.actions`).  The browser-use log of the episode is
 :attr:`BrowserArenaEnv.browser_trace` and the labelled screenshots are :attr:`BrowserArenaEnv.frames` (the arena
-writes them as JSON and GIF).
+writes them as JSON and GIF).  ``render="text"`` runs the local task lists without Chromium
+(:mod:`personal_envs.browserarena.text_driver`; no screenshot, no frames).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ from personal_envs.browserarena.actions import (
     parse_agent_output,
 )
 from personal_envs.browserarena.dom import PageIndex
-from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver
+from personal_envs.browserarena.driver import ActionOutcome, BrowserUseDriver, UseDriverBase
 from personal_envs.browserarena.external import ExternalStep, action_record
 from personal_envs.browserarena.extraction import resolve_extractor
 from personal_envs.browserarena.judges.llm import make_trace_judge
 from personal_envs.browserarena.tasks import MAX_TASK_CHARS, ArenaTask, resolve_tasks
+from personal_envs.browserarena.text_driver import TextUseDriver
+from personal_envs.browserarena.text_scripts import ArenaScript
 from personal_envs.browserarena.web import LocalWeb, build_local_web, hosts
 from personal_envs.browserarena.web_access import page_state, step_errors
 from personal_envs.browserarena.world import ArenaWorld
@@ -48,6 +51,7 @@ from personal_envs.core.actions import Action, ActionError, safe_repr
 from personal_envs.core.env import MAX_ERROR_CHARS, PersonalEnv, StepResult
 from personal_envs.core.errors import InputError
 from personal_envs.core.spaces import UnicodeText
+from personal_envs.textmode.session import TextSession
 
 MAX_URL_CHARS = 8192
 MAX_ELEMENTS_CHARS = 30_000
@@ -55,6 +59,8 @@ MAX_RESULT_CHARS = 20_000
 MAX_TABS_CHARS = 20_000
 #: Frames kept per episode for the GIF (the first and the latest ones when an episode runs longer).
 MAX_FRAMES = 80
+#: ``render`` values: Chromium shows the pages, or the text mode computes the element list without a browser.
+RENDERS = ("browser", "text")
 LOCAL_SEARCH_URL = f"http://{hosts.SEARCH_HOST}/search?q={{query}}"
 OPEN_SEARCH_URL = "https://www.google.com/search?q={query}&udm=14"
 
@@ -83,6 +89,10 @@ class BrowserArenaEnv(PersonalEnv):
             :meth:`close`).
         trace_judge: ``"rules"`` (default) or the paper's LLM trace judge (``"llm"``, ``{"base_url", "model"}``
             or a chat client); its labels replace the rule labels in the metrics (kept in ``rule_labels``).
+        render: ``"browser"`` (default): Chromium shows the pages.  ``"text"``: no browser; the local sites answer
+            in-process and the element list is computed from the pages they render
+            (:mod:`personal_envs.browserarena.text_driver`).  The local task lists only; no screenshot (the
+            observation has no ``screenshot`` key; ``screenshot=True`` is refused).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}
@@ -93,7 +103,7 @@ class BrowserArenaEnv(PersonalEnv):
         *,
         max_steps: int = 15,
         viewport: tuple[int, int] = (1280, 720),
-        screenshot: bool = True,
+        screenshot: bool | None = None,
         allowed_origins: Sequence[str] | None = None,
         max_wait_s: float = 3.0,
         navigation_timeout_s: float = 15.0,
@@ -102,10 +112,20 @@ class BrowserArenaEnv(PersonalEnv):
         extraction_model: Any = "auto",
         files_dir: str | None = None,
         trace_judge: Any = None,
+        render: str = "browser",
     ) -> None:
         task_list = resolve_tasks(tasks)
         if not task_list:
             raise InputError("BrowserArena needs at least one task")
+        if render not in RENDERS:
+            raise InputError(f"render must be one of {RENDERS}, got {render!r}")
+        if render == "text":
+            if screenshot:
+                raise InputError("render='text' has no screenshots: leave screenshot unset or False")
+            if not all(task.local_web for task in task_list):
+                raise InputError("render='text' runs the local sites only (the captcha, banner and trivia task "
+                                 "lists), not the open web")
+        self.render_backend = render
         extra = {spec.name: spec for task in task_list for spec in task.extra_actions}
         super().__init__(BROWSERUSE_ACTION_SPECS + tuple(extra.values()), max_steps=max_steps,
                          render_mode=render_mode)
@@ -113,7 +133,7 @@ class BrowserArenaEnv(PersonalEnv):
         self.tasks: list[ArenaTask] = task_list
         self.uses_local_web = any(task.local_web for task in task_list)
         self.viewport = (int(viewport[0]), int(viewport[1]))
-        self.include_screenshot = screenshot
+        self.include_screenshot = render == "browser" if screenshot is None else bool(screenshot)
         self.allowed_origins = list(allowed_origins) if allowed_origins is not None else None
         self.max_wait_s = float(max_wait_s)
         self.navigation_timeout_s = float(navigation_timeout_s)
@@ -129,7 +149,7 @@ class BrowserArenaEnv(PersonalEnv):
             "action_result": UnicodeText(MAX_RESULT_CHARS),
             "last_action_error": UnicodeText(MAX_ERROR_CHARS),
         }
-        if screenshot:
+        if self.include_screenshot:
             observation["screenshot"] = spaces.Box(0, 255, (self.viewport[1], self.viewport[0], 3), np.uint8)
         self.observation_space = spaces.Dict(observation)
         self.world = ArenaWorld()
@@ -150,12 +170,12 @@ class BrowserArenaEnv(PersonalEnv):
         return self.world.web
 
     @property
-    def session(self) -> BrowserSession | None:
-        """The browser session (``None`` before the first reset)."""
+    def session(self) -> BrowserSession | TextSession | None:
+        """The browser session, or the text session in the text mode (``None`` before the first reset)."""
         return self.world.session
 
     @property
-    def driver(self) -> BrowserUseDriver | None:
+    def driver(self) -> UseDriverBase | None:
         """The browser-use driver (``None`` before the first reset)."""
         return self.world.driver
 
@@ -170,6 +190,9 @@ class BrowserArenaEnv(PersonalEnv):
         world = self.world
         if self.uses_local_web and world.web is None:
             world.web = build_local_web()
+        if self.render_backend == "text":
+            self._ensure_text_session()
+            return
         if world.web is not None and not world.web.running:
             world.web.start()  # first start, or a stopped server brought back on its port
         if world.session is None or world.session.closed:
@@ -182,6 +205,19 @@ class BrowserArenaEnv(PersonalEnv):
             world.driver = BrowserUseDriver(world.session, search_url=self.search_url,
                                             local_hosts_http=self.uses_local_web, max_wait_s=self.max_wait_s,
                                             extractor=self.extractor, files_dir=self.files_dir)
+        else:
+            world.session.reset()
+
+    def _ensure_text_session(self) -> None:
+        world = self.world
+        assert world.web is not None
+        if world.session is None or world.session.closed:
+            session = TextSession({}, viewport=self.viewport, allowed_origins=self.allowed_origins,
+                                  scripts=[ArenaScript()], fallback=world.web)
+            world.session = session
+            world.driver = TextUseDriver(session, search_url=self.search_url, local_hosts_http=True,
+                                         max_wait_s=self.max_wait_s, extractor=self.extractor,
+                                         files_dir=self.files_dir)
         else:
             world.session.reset()
 
@@ -380,10 +416,10 @@ class BrowserArenaEnv(PersonalEnv):
             del self.frames[1]
 
     def _tab_count(self) -> int:
-        if self.world.session is None:
+        if self.world.driver is None:
             return 0
         try:
-            return int(self.world.session.call(lambda page: len(page.context.pages), timeout=10.0))
+            return self.world.driver.tab_count()
         except Exception:
             return len(self._tabs)
 

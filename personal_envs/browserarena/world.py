@@ -12,16 +12,16 @@ different thing.)
 from __future__ import annotations
 
 import json
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote_plus
 
 from personal_envs.browser.session import BrowserSession
-from personal_envs.browserarena.driver import BrowserUseDriver
+from personal_envs.browserarena.driver import UseDriverBase
 from personal_envs.browserarena.web import LocalWeb, hosts
 from personal_envs.core.actions import ActionError
+from personal_envs.core.http import Request
 from personal_envs.core.task import EpisodeTrace
+from personal_envs.textmode.session import TextSession
 
 
 @dataclass
@@ -37,8 +37,8 @@ class ArenaWorld:
     """
 
     web: LocalWeb | None = None
-    session: BrowserSession | None = None
-    driver: BrowserUseDriver | None = None
+    session: BrowserSession | TextSession | None = None
+    driver: UseDriverBase | None = None
     episode: dict[str, str] = field(default_factory=dict)
     initial: dict[str, Any] = field(default_factory=dict)
     #: The LLM trace judge (``None``: rule judges only); see :func:`~personal_envs.browserarena.judges.llm.make_trace_judge`.
@@ -59,10 +59,9 @@ class ArenaWorld:
         """Results of the local search API for ``query``, as text for the agent."""
         if self.web is None:
             raise ActionError("search_api is only available with the local web")
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": self.web.proxy_url}))
-        url = f"http://{hosts.SEARCH_HOST}/api/search?q={quote_plus(query)}"
-        with opener.open(url, timeout=10) as reply:
-            data = json.loads(reply.read().decode("utf-8"))
+        reply = self.web.handle(Request("GET", "/api/search", {"q": [query]}, hosts.SEARCH_HOST,
+                                        {"Host": hosts.SEARCH_HOST}))
+        data = json.loads(reply.text)
         lines = [f"{i + 1}. {r['title']}\n   {r['url']}\n   {r['snippet']}" for i, r in enumerate(data["results"])]
         return f"Search API results for {query!r}:\n" + ("\n".join(lines) or "(no results)")
 

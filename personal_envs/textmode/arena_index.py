@@ -52,13 +52,30 @@ class _Indexer:
         self.items: list[dict[str, Any]] = []
         self.numbered: dict[int, Element] = {}
         self._paint: list[tuple[tuple[int, int, int], Element, Box]] | None = None
+        self._fixed: set[int] | None = None
 
     # ------------------------------------------------------------------------------------------ geometry
     def rect(self, el: Element) -> Box:
+        """``getBoundingClientRect()``: viewport coordinates (a ``position: fixed`` subtree does not scroll)."""
         box = self.layout.boxes.get(id(el))
         if box is None:
             return (0.0, 0.0, 0.0, 0.0)
+        if self.scroll_y and id(el) in self.fixed():
+            return box
         return (box[0], box[1] - self.scroll_y, box[2], box[3])
+
+    def fixed(self) -> set[int]:
+        """Ids of the elements in ``position: fixed`` subtrees (laid out against the viewport at scroll 0)."""
+        if self._fixed is None:
+            fixed: set[int] = set()
+            for element in self.doc.iter():
+                if isinstance(element, Document):
+                    continue
+                parent = element.parent
+                if (parent is not None and id(parent) in fixed) or self.styles.style(element).get("position") == "fixed":
+                    fixed.add(id(element))
+            self._fixed = fixed
+        return self._fixed
 
     def in_range(self, r: Box) -> bool:
         left, top, width, height = r
@@ -104,6 +121,8 @@ class _Indexer:
             if box is None or isinstance(element, Document) or style.get("visibility") == "hidden" \
                     or style.get("pointer-events") == "none":
                 continue
+            if self.scroll_y and id(element) in self.fixed():
+                box = (box[0], box[1] + self.scroll_y, box[2], box[3])
             order.append(((layer[0], layer[1], position), element, box))
         return order
 
@@ -153,44 +172,18 @@ class _Indexer:
             value = el.attrs.get(name)
             if value:
                 out[name] = clean(value, 160 if name == "href" else 80)
-        if el.tag in ("input", "textarea") and el.value:
-            out["value"] = clean(el.value, 80)
+        value = el.value
+        if el.tag == "input" and not value and "value" not in el.attrs and el.input_type in ("checkbox", "radio"):
+            value = "on"  # the default value of a checkbox or radio button
+        if el.tag in ("input", "textarea") and value:
+            out["value"] = clean(value, 80)
         if el.tag == "input" and el.input_type in ("checkbox", "radio"):
             out["checked"] = "true" if el.checked else "false"
         return out
 
     def inner_text(self, el: Element) -> str:
         """``innerText`` as far as the list needs it (see the module docstring)."""
-        parts: list[str] = []
-        self._inner(el, parts)
-        return "".join(parts)
-
-    def _inner(self, node: Node, parts: list[str]) -> None:
-        if isinstance(node, Text):
-            parent = node.parent
-            if parent is not None and self.styles.style(parent).get("visibility") != "hidden":
-                parts.append(node.data)
-            return
-        assert isinstance(node, Element)
-        if node.tag in ("script", "style", "noscript", "template", "head", "title"):
-            return
-        display = self.styles.style(node)["display"]
-        if display == "none":
-            return
-        if node.tag == "br":
-            parts.append("\n")
-            return
-        if node.tag in ("input", "textarea", "select"):
-            return
-        block = not display.startswith("inline") and display != "contents"
-        if block:
-            parts.append("\n")
-        for child in node.children:
-            self._inner(child, parts)
-        if display == "table-cell":
-            parts.append("\t")
-        if block:
-            parts.append("\n")
+        return inner_text(el, self.styles)
 
     # ------------------------------------------------------------------------------------------ walk
     def walk(self, node: Node, inside_indexed: bool) -> None:
@@ -267,6 +260,61 @@ def index_page(document: Document, styles: StyleResolver, layout: Layout, *, url
            "captcha": indexer.captcha(body_text), "banner": indexer.banner(),
            "truncated": len(indexer.items) >= max_items}
     return raw, indexer.numbered
+
+
+def inner_text(element: Element, styles: StyleResolver) -> str:
+    """``element.innerText`` as this module approximates it (hidden subtrees left out, a line break around each
+    block, a tab after each table cell); also what ``extract_content`` reads in the text mode."""
+    parts: list[str] = []
+    _inner(element, styles, parts)
+    return "".join(parts)
+
+
+def _inner(node: Node, styles: StyleResolver, parts: list[str]) -> None:
+    if isinstance(node, Text):
+        parent = node.parent
+        if parent is not None and styles.style(parent).get("visibility") != "hidden":
+            parts.append(node.data)
+        return
+    assert isinstance(node, Element)
+    if node.tag in ("script", "style", "noscript", "template", "head", "title"):
+        return
+    display = styles.style(node)["display"]
+    if display == "none":
+        return
+    if node.tag == "br":
+        parts.append("\n")
+        return
+    if node.tag in ("input", "textarea", "select"):
+        return
+    block = not display.startswith("inline") and display != "contents"
+    if block:
+        parts.append("\n")
+    for child in node.children:
+        _inner(child, styles, parts)
+    if display == "table-cell":
+        parts.append("\t")
+    if block:
+        parts.append("\n")
+
+
+def receives_click(document: Document, styles: StyleResolver, layout: Layout, element: Element, *, scroll_y: float,
+                   viewport: tuple[int, int]) -> bool:
+    """True when a click at the centre of ``element`` reaches it: ``elementFromPoint`` there (the hit test of
+    :func:`index_page`) is the element, an element inside it, or a label of it.  Also True when the centre lies
+    outside the viewport (nothing to test)."""
+    indexer = _Indexer(document, styles, layout, scroll_y, viewport, 0, 0)
+    r = indexer.rect(element)
+    cx, cy = r[0] + r[2] / 2, r[1] + r[3] / 2
+    if cx < 0 or cy < 0 or cx >= indexer.vw or cy >= indexer.vh:
+        return True
+    hit = indexer.hit(cx, cy + scroll_y)
+    if hit is None:
+        return False
+    if _contains(element, hit):
+        return True
+    label = hit if hit.tag == "label" else hit.closest(lambda e: e.tag == "label")
+    return label is not None and _contains(label, element)
 
 
 def _contains(outer: Element, inner: Element) -> bool:

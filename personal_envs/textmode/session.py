@@ -270,12 +270,15 @@ class TextSession:
         viewport: ``(width, height)`` in CSS pixels, for the layout (``visible`` tags, scrolling).
         allowed_origins: As :class:`~personal_envs.browser.session.BrowserSession`'s (``None``: the sites' origins).
         scripts: What the pages' scripts do (see :class:`PageScript`).
+        fallback: The site answering every origin no entry of ``sites`` serves (a proxy's error page for unknown
+            hosts); with it and no ``allowed_origins``, every http(s) URL may be loaded.
     """
 
     axtree_format = "browsergym"
 
     def __init__(self, sites: Mapping[str, Site], *, viewport: tuple[int, int] = (1280, 720),
-                 allowed_origins: Sequence[str] | None = None, scripts: Sequence[PageScript] = ()) -> None:
+                 allowed_origins: Sequence[str] | None = None, scripts: Sequence[PageScript] = (),
+                 fallback: Site | None = None) -> None:
         self.sites: dict[tuple[str, str, int], Site] = {}
         for origin, site in sites.items():
             key = origin_of(origin)
@@ -284,6 +287,9 @@ class TextSession:
             self.sites[key] = site
         self.viewport = (int(viewport[0]), int(viewport[1]))
         self.allowed = AllowedOrigins(allowed_origins if allowed_origins is not None else list(sites))
+        self.fallback = fallback
+        #: Every http(s) URL may be loaded (a fallback site and no list of allowed origins).
+        self.allow_all = fallback is not None and allowed_origins is None
         self.scripts = list(scripts)
         self.messages: list[str] = []
         self.infeasible_reasons: list[str] = []
@@ -471,7 +477,7 @@ class TextSession:
         URL and the response.  Raises :class:`ConnectionError` for a URL no site serves."""
         for _ in range(_MAX_REDIRECTS):
             key = origin_of(url)
-            site = self.sites.get(key) if key is not None else None
+            site = self.sites.get(key, self.fallback) if key is not None else None
             if key is None or site is None:
                 raise ConnectionError(f"net::ERR_CONNECTION_REFUSED at {url}")
             parts = urlsplit(url)
@@ -496,6 +502,12 @@ class TextSession:
             return url, response
         raise ConnectionError(f"net::ERR_TOO_MANY_REDIRECTS at {url}")
 
+    def set_cookie(self, url: str, name: str, value: str) -> None:
+        """Store a cookie for the origin of ``url`` (a page script's ``document.cookie = ...``)."""
+        key = origin_of(url)
+        if key is not None:
+            self._cookies.setdefault(key, {})[name] = value
+
     def _store_cookies(self, key: tuple[str, str, int], headers: Mapping[str, str]) -> None:
         raw = headers.get("Set-Cookie")
         if not raw:
@@ -515,15 +527,15 @@ class TextSession:
         if url.startswith("about:"):
             self._show(tab, self._load("about:blank", _BLANK, 200, tab.page), replace)
             return ""
-        if not self.allowed.allows(url):
+        if not self._allows(url):
             return self._blocked_message(url)
         try:
             final, response = self.fetch(method, url, body)
         except ConnectionError as exc:
             return f"navigation to {url[:300]} failed: {exc}"
-        if response.status == 204 or (response.status in (301, 302, 303, 307, 308)):
+        if response.status == 204:  # a redirect without a Location is shown as it is, as Chromium shows it
             return ""
-        if not self.allowed.allows(final):
+        if not self._allows(final):
             return self._blocked_message(final)
         self._show(tab, self._load(final, _markup(response), response.status, tab.page), replace)
         return ""
@@ -540,6 +552,9 @@ class TextSession:
     def _open_blank(self, tab: _Tab) -> None:
         tab.history, tab.index = [], -1
         self._show(tab, self._load("about:blank", _BLANK, 200), False)
+
+    def _allows(self, url: str) -> bool:
+        return self.allowed.allows(url) or (self.allow_all and origin_of(url) is not None)
 
     def _blocked_message(self, url: str) -> str:
         shown = url if len(url) <= 300 else url[:299] + "…"
@@ -723,11 +738,17 @@ class TextSession:
             page.changed()
         return ""
 
+    def scroll_into_view(self, page: TextPage, element: Element) -> None:
+        """Scroll so that ``element`` is in view, centred, as Playwright does before it clicks (if it is not)."""
+        self._scroll_into_view(page, element)
+
     def _scroll_into_view(self, page: TextPage, element: Element) -> None:
         """Scroll so that ``element`` is in view, centred, as Playwright does before it clicks (if it is not)."""
         box = page.layout(self.viewport).boxes.get(id(element))
-        if box is None:
-            return
+        styles = page.styles
+        if box is None or element.closest(lambda e: not isinstance(e, Document)
+                                            and styles.style(e).get("position") == "fixed") is not None:
+            return  # a fixed element does not move when the page scrolls
         top, height = box[1] - page.scroll_y, box[3]
         if top >= 0 and top + height <= self.viewport[1]:
             return
@@ -891,7 +912,7 @@ class TextSession:
             if scheme in _FORBIDDEN_SCHEMES or (scheme and url[len(scheme) + 1:].startswith("//")):
                 return f"cannot open '{url[:200]}': only http(s), about:blank and data: URLs can be opened"
             url = "http://" + url
-        if not self.allowed.allows(url):
+        if not self._allows(url):
             return self._blocked_message(url)
         if scheme == "data":
             return f"navigation to {url[:300]} failed: data: URLs are not shown in text mode"

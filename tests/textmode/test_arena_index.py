@@ -4,7 +4,6 @@ browser mode's, on the pages of the local web reached by following links from ea
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from typing import Any
 
 import gymnasium as gym
@@ -12,25 +11,13 @@ import gymnasium as gym
 import personal_envs  # noqa: F401 - registers the ids
 from personal_envs.browserarena.dom import parse_index
 from personal_envs.browserarena.env import BrowserArenaEnv
-from personal_envs.browserarena.web import LocalWeb, hosts
-from personal_envs.browserarena.web.server import Request as ArenaRequest
-from personal_envs.core.http import Request, Response
+from personal_envs.browserarena.web import hosts
 from personal_envs.textmode.arena_index import clean, index_page
 from personal_envs.textmode.session import TextSession
 
 #: Pages the crawl compares.
 CRAWL_PAGES = 60
 _PIXELS = re.compile(r"^\.\.\. \d+ pixels (above|below)")
-
-
-class _LocalSite:
-    """One host of the local web for the text session (the same site objects the browser's proxy serves)."""
-
-    def __init__(self, web: LocalWeb) -> None:
-        self.web = web
-
-    def handle(self, request: Request) -> Response:
-        return self.web.dispatch(ArenaRequest(**{f.name: getattr(request, f.name) for f in fields(request)}))
 
 
 def _text_elements(session: TextSession) -> tuple[str, list[str]]:
@@ -49,8 +36,7 @@ def crawl(pages: int) -> tuple[int, int, list[str]]:
     try:
         env.reset(seed=0)
         assert env.web is not None
-        session = TextSession({f"http://{host}": _LocalSite(env.web) for host in env.web.hosts},
-                              viewport=env.viewport)
+        session = TextSession({f"http://{host}": env.web for host in env.web.hosts}, viewport=env.viewport)
         queue = [f"http://{host}/" for host in (hosts.NEWS_HOST, hosts.TRAVEL_HOST, hosts.SEARCH_HOST,
                                                  hosts.TRAVEL_MOBILE_HOST, hosts.COMPETITOR_HOST)]
         queue += [f"http://{hosts.WIKI_HOST}/wiki/Main_Page", f"http://{hosts.SEARCH_HOST}/search?q=flights+to+paris"]

@@ -92,6 +92,15 @@ class LocalWeb:
         except Exception as exc:  # a site bug must not kill the server thread; show it like a 500 page
             return Response(page("Server error", f"<h1>500</h1><p>{type(exc).__name__}</p>"), 500)
 
+    def handle(self, request: HttpRequest) -> Response:
+        """Answer a request of the text mode's session (:class:`~personal_envs.textmode.session.TextSession`, which
+        calls this in-process for every host): what the proxy answers the browser, recorded as its requests are."""
+        if not isinstance(request, Request):
+            request = Request(**{f.name: getattr(request, f.name) for f in fields(request)})
+        response = self.dispatch(request)
+        self._record(request, response)
+        return response
+
     def fetch_internal(self, url: str) -> Response:
         """Render ``url`` as its site would for a crawler (no cookies, no browser), without HTTP."""
         parts = urlsplit(url if "://" in url else f"http://{url}")

@@ -78,10 +78,10 @@ def test_the_command_exits_1_on_an_undocumented_shortcut_and_writes_json(
 #: Env arguments that keep the browser ids' small-budget audit short (their step limit bounds the programs that
 #: run until it; docs/audit.md's figures use the real limits).
 SHORT: dict[str, dict[str, Any]] = {"WebMall": {"max_steps": 8}, "BrowserArena": {"max_steps": 5}}
-#: What one task can flag that the whole task list does not: the project's first proactive variant is one whose
-#: habit applies, so acting without asking (the registered always_act, which knows the routine's action) beats
-#: silence there; over the 64 variants it scores 0.391 against always_silent's 0.578 (docs/audit.md, audit tables).
-ONE_TASK_FLAGS: dict[str, set[str]] = {"KnowU-Proactive-v0": {"always_act"}}
+#: What one task can flag that the whole task list does not. None today: the embedded default's first proactive
+#: variant is one whose habit does not apply (always_silent 1.0, always_act 0.0). Were it one whose habit applies,
+#: the registered always_act (which knows the routine's action) would beat silence there and be flagged.
+ONE_TASK_FLAGS: dict[str, set[str]] = {}
 
 
 @pytest.mark.skipif(os.environ.get("PERSONAL_ENVS_SLOW_TESTS") == "0", reason="PERSONAL_ENVS_SLOW_TESTS=0")

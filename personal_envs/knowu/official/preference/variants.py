@@ -169,6 +169,7 @@ class PreferenceTask(PhoneTask):
         self.passes_chat = passes_chat(source)
         self.last_score: OfficialScore | None = None
         self._logs: str | None = None
+        self._goal: str | None = None
 
     # ------------------------------------------------------------------------------------------ episode
     def seed(self, phone: Phone) -> None:
@@ -222,8 +223,10 @@ class PreferenceTask(PhoneTask):
     def official_goal(self) -> str:
         """The goal the official server hands the agent (``BasePrefrenceTask.goal``, read by the runner before the
         task is set up): the logs section, then the request."""
-        return str(self.task_source.text(self.official_name, PREFERENCE_GOAL,
-                                         {"request": self.goal_request, "user_log_context": self.agent_logs()}))
+        if self._goal is None:
+            self._goal = str(self.task_source.text(self.official_name, PREFERENCE_GOAL,
+                                                   {"request": self.goal_request, "user_log_context": self.agent_logs()}))
+        return self._goal
 
     def hidden_strings(self, world: PhoneWorld) -> list[str]:
         """The profile's distinctive values (name, contact details, documents)."""

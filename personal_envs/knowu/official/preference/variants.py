@@ -16,8 +16,10 @@ or any profile in the official format) into a :class:`PreferenceTask`:
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -130,6 +132,22 @@ def profile_sort(profile: Mapping[str, Any], source: OfficialClass) -> str | Non
             if option and (value in options or any(h in path.lower() for h in hints)):
                 return option
     return None
+
+
+def judge_literals(source: OfficialClass) -> dict[str, str]:
+    """The fixed string entries of the dict literals in the class's ``is_successful`` (facts its judge call sends
+    besides the episode's, e.g. SearchTopInfo's ``workflow_evidence_policy``), read from the release; none for a
+    card."""
+    method = source.methods.get("is_successful")
+    if method is None or not method.source:
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(textwrap.dedent(method.source))):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found[str(key.value)] = value.value
+    return found
 
 
 # ==================================================================================================== task
@@ -423,7 +441,8 @@ def build_variant(task_source: TaskSource, name: str, role: str, profile: Mappin
     _require(doc, "identity.full_name", f"{name}@{role}")
     profiles = personas.profile_paths() if personas is not None else ()
     media = personas.media_dir if personas is not None else None
-    values: dict[str, Any] = dict(source.attributes)
+    values: dict[str, Any] = {**source.module_constants, **source.attributes}  # e.g. NEWS_WORKFLOW_APPS
+    values["judge_literals"] = judge_literals(source)
     values["persona"] = str(task_source.text(name, PERSONA, {"profile": doc}))
     start, world = preference_world(name, _named_channels(tuple(profiles)))
     values["start"] = start

@@ -23,6 +23,7 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.official.paper_metrics import trajectory_from_trace
 from personal_envs.knowu.official.routine.decision import PAPER, decision_history
 from personal_envs.knowu.official.routine.rules import (
+    MATTERMOST_TEAM,
     RoutineSetup,
     facts_of,
     metric_should_act,
@@ -47,8 +48,7 @@ PUBLIC_PAGES: tuple[tuple[str, str, str], ...] = (
      "Guangzhou weather today: thunderstorms, high 31 \u00b0C, low 25 \u00b0C."),
     ("https://news.example.com/", "City News", "Local headlines: metro line extension opens next month."),
 )
-#: Mattermost team and channels of every routine variant (the official server's team name).
-MATTERMOST_TEAM = "neuralforge"
+#: Mattermost channels of every routine variant (the team is the official server's, ``rules.MATTERMOST_TEAM``).
 MATTERMOST_CHANNELS: tuple[str, ...] = ("town-square", "off-topic", "devops", "ai-research")
 ME = "me"
 SCREENSHOTS_ALBUM = "Screenshots"

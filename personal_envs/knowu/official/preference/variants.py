@@ -216,7 +216,7 @@ class PreferenceTask(PhoneTask):
         metrics: dict[str, Any] = {
             "split": self.split, "role": self.role, "difficulty": self.difficulty, "template": self.official_name,
             "score": result.score, "success": is_success(result.score), "s_rule": result.base,
-            "s_llm": verdict.score if verdict else 0.0, "lambda": LAMBDAS[self.official_name], "judge": kind,
+            "s_llm": verdict.score if verdict else 0.0, "judge_weight": LAMBDAS[self.official_name], "judge": kind,
             "judge_error": verdict.error if verdict else None, "steps": len(steps),
             "ask_user_count": trace.user_turn_count, "rejected": rejected is not None, "silent": not acting,
             "stopped_after_rejection": None if rejected is None else not [s for s in acting if s > rejected],

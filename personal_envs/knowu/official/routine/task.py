@@ -172,7 +172,7 @@ class OfficialRoutineTask(PhoneTask):
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,
                    "habit_should_act": metric_should_act(self.setup_.cls, self.profile)}
         metrics = {"official_episode": episode, "official_class": self.setup_.cls, "role": role,
-                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)",
+                   "rule_weight": 1.0, "s_rule": score, "judge": "none (pure rules)",
                    "decisions_read": "every exchange (official)" if self.protocol == PAPER else "decided exchanges",
                    **self.settings}
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)

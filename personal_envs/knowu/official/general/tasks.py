@@ -115,7 +115,7 @@ class OfficialGeneralTask(PhoneTask):
                 score, reason = self.spec.score(read_state(phone, silent), silent)
                 reason = f"{reason} (default protocol: the answer counts as none, {missing}; official: {official})"
         checks = [Check("official check", score >= 0.99, reason)]
-        return Evaluation(score, {"official_check": self.official_check}, checks, reason)
+        return Evaluation(score, {"official_check": self.official_check, "template": self.task_id}, checks, reason)
 
     def user_facts(self) -> dict[str, Any]:
         return {"instruction": self.instruction, "facts": dict(self.facts)}

@@ -171,7 +171,8 @@ class OfficialRoutineTask(PhoneTask):
         episode = {"task_name": self.task_id, "split": "proactive", "score": score,
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,
                    "habit_should_act": metric_should_act(self.setup_.cls, self.profile)}
-        metrics = {"official_episode": episode, "official_class": self.setup_.cls, "role": role,
+        metrics = {"official_episode": episode, "official_class": self.setup_.cls, "template": self.setup_.cls,
+                   "role": role,
                    "rule_weight": 1.0, "s_rule": score, "judge": "none (pure rules)",
                    "decisions_read": "every exchange (official)" if self.protocol == PAPER else "decided exchanges",
                    **self.settings}

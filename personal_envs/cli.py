@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     table = knowu_commands.add_parser("table", help="merge results files (any splits) and print the paper's tables")
     table.add_argument("results", nargs="+", help="results JSONL files of KnowU runs")
     table.add_argument("--figures", type=Path, default=None, help="also draw the figures (PNG) into this directory")
+    table.add_argument("--leaderboard", nargs="?", const="", default=None, metavar="PATH",
+                       help="also print the run beside the published leaderboard (site/leaderboard.json of the "
+                            "official repository; without PATH: the release's)")
     knowu_serve = knowu_commands.add_parser(
         "serve", help="serve the simulated phone through the official KnowU server API (official client, runner)")
     knowu_serve.add_argument("--data-dir", default=None, help="official KnowU-Bench release (default: the data cache)")
@@ -226,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "knowu":
         from personal_envs.knowu.official.paper_metrics import table_command
 
-        return table_command(args.results, figures=args.figures)
+        return table_command(args.results, figures=args.figures, leaderboard=args.leaderboard)
     if args.command == "arena":
         from personal_envs.browserarena.arena.cli import run as run_arena
 

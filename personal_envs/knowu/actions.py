@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from personal_envs.core.actions import ActionSpec, Param
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 
@@ -18,6 +20,10 @@ KNOWU_ACTIONS: tuple[ActionSpec, ...] = (
                     text=Param("string", "text to type", max_length=5000)),
     ActionSpec.make("scroll", "Scroll the screen; 'down' shows content further down.",
                     direction=Param("string", "scroll direction", enum=("up", "down", "left", "right"))),
+    ActionSpec.make("swipe", "Swipe a finger from (x, y) (default: the screen centre) in a direction, as the official "
+                    "server's swipe: 'up' moves the content up (shows what is further down).",
+                    direction=Param("string", "finger direction", enum=("up", "down", "left", "right")),
+                    x=dataclasses.replace(_X, required=False), y=dataclasses.replace(_Y, required=False)),
     ActionSpec.make("navigate_home", "Go to the home screen."),
     ActionSpec.make("navigate_back", "Go back."),
     ActionSpec.make("keyboard_enter", "Press the Enter key."),
@@ -43,7 +49,10 @@ OFFICIAL_COORDINATE_ARGS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "double_tap": (("coordinate", "x", "y"),),
     "long_press": (("coordinate", "x", "y"),),
     "drag": (("start_coordinate", "start_x", "start_y"), ("end_coordinate", "end_x", "end_y")),
+    "swipe": (("coordinate", "x", "y"),),
 }
+#: Actions whose position may be left out (``swipe`` starts at the screen centre then).
+OPTIONAL_POSITION: frozenset[str] = frozenset({"swipe"})
 #: The official agents' relative scale: positions are 0..999 of the screenshot's width and height
 #: (``general_e2e_agent.py``: ``int(relative * image_size / 1000)``).
 OFFICIAL_COORDINATE_SCALE = 1000
@@ -59,6 +68,10 @@ def official_coordinate_actions() -> tuple[ActionSpec, ...]:
         if spec.name == "drag":
             specs.append(ActionSpec.make("drag", "Swipe from start_coordinate to end_coordinate.",
                                          start_coordinate=_REL, end_coordinate=_REL))
+        elif spec.name in OPTIONAL_POSITION:
+            specs.append(ActionSpec.make(spec.name, spec.description.replace("(x, y)", "coordinate"),
+                                         direction=spec.param_map["direction"],
+                                         coordinate=dataclasses.replace(_REL, required=False)))
         elif spec.name in OFFICIAL_COORDINATE_ARGS:
             specs.append(ActionSpec.make(spec.name, spec.description.replace("(x, y)", "coordinate"),
                                          coordinate=_REL))
@@ -76,6 +89,8 @@ def official_to_pixels(name: str, arguments: dict[str, object]) -> dict[str, obj
     converted = dict(arguments)
     for relative, x_key, y_key in OFFICIAL_COORDINATE_ARGS.get(name, ()):
         value = converted.pop(relative, None)
+        if value is None and name in OPTIONAL_POSITION:
+            continue
         if not (isinstance(value, list | tuple) and len(value) == 2
                 and all(isinstance(v, int | float) and 0 <= v < OFFICIAL_COORDINATE_SCALE for v in value)):
             raise ValueError(f"{relative} must be [x, y] with each in 0..{OFFICIAL_COORDINATE_SCALE - 1}, "

@@ -26,7 +26,7 @@ from personal_envs.core.actions import ActionError
 from personal_envs.simulators.phone.apps import app_classes
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH, on_screen, screenshot_size
 from personal_envs.simulators.phone.phone import Phone
-from personal_envs.simulators.phone.sim import SCROLL_SWIPES
+from personal_envs.simulators.phone.sim import SCROLL_SWIPES, swipe_path
 from personal_envs.simulators.phone.uixml import parse_ui_xml
 
 INSTALL_HINT = "uiautomator2 is not installed; install the Android extra with: pip install 'personal-envs[android]'"
@@ -94,6 +94,9 @@ def translate(name: str, args: dict[str, Any], device_size: tuple[int, int],
             raise ActionError(f"scroll direction must be one of {sorted(SCROLL_SWIPES)}, got {direction!r}")
         (x0, y0), (x1, y1) = SCROLL_SWIPES[direction]
         return [("swipe", (*point(x0, y0), *point(x1, y1)), {"duration": 0.3})]
+    if name == "swipe":  # the official swipe: 400 ms
+        (x0, y0), (x1, y1) = swipe_path(args)
+        return [("swipe", (*point(x0, y0), *point(x1, y1)), {"duration": 0.4})]
     if name == "input_text":
         if adb_keyboard:  # the official route: ADB keyboard broadcast, no focused field needed
             encoded = base64.b64encode(str(args["text"]).encode("utf-8")).decode("ascii")

@@ -130,18 +130,23 @@ def make_backend(
 
 
 def paper_preset(protocol: str | None, log_source: str, memory: str, screenshot: bool,
-                 ui_hierarchy: bool | None) -> dict[str, Any]:
-    """The settings of ``protocol``: ``None`` keeps the arguments; ``"paper"`` is the paper's main setting (noisy
-    logs with all memory or the official RAG, the screenshot observation without the UI hierarchy unless
-    ``ui_hierarchy=True``).  With a release, the official variants already use the official goal framing."""
+                 ui_hierarchy: bool | None, screenshot_scale: float | None = None,
+                 image_format: str | None = None) -> dict[str, Any]:
+    """The settings of ``protocol``: ``None`` keeps the arguments (a 360x800 JPEG screenshot unless given);
+    ``"paper"`` is the paper's main setting (noisy logs with all memory or the official RAG, the official goal, the
+    device's 1080x2400 PNG screenshot without the UI hierarchy unless ``ui_hierarchy=True``)."""
     if protocol is None:
         return {"log_source": log_source, "screenshot": screenshot,
-                "ui_hierarchy": True if ui_hierarchy is None else ui_hierarchy}
+                "ui_hierarchy": True if ui_hierarchy is None else ui_hierarchy,
+                "screenshot_scale": 1 / 3 if screenshot_scale is None else screenshot_scale,
+                "image_format": image_format or "jpeg"}
     if protocol != "paper":
         raise InputError(f"protocol must be None or 'paper', got {protocol!r}")
     if memory not in ("all", "rag"):
         raise InputError(f"memory must be 'all' or 'rag', got {memory!r}")
-    return {"log_source": "noise", "screenshot": True, "ui_hierarchy": bool(ui_hierarchy)}
+    return {"log_source": "noise", "screenshot": True, "ui_hierarchy": bool(ui_hierarchy),
+            "screenshot_scale": 1.0 if screenshot_scale is None else screenshot_scale,
+            "image_format": image_format or "png"}
 
 
 class KnowUEnv(PersonalEnv):
@@ -166,8 +171,8 @@ class KnowUEnv(PersonalEnv):
         screenshot: Include the screenshot in observations (False makes steps cheaper; default True, False with
             ``render="text"``).
         screenshot_scale: Screenshot size relative to 1080x2400 (default 1/3: 360x800, the page's native size; 0.5 or
-            1.0 give sharper, slower captures).
-        image_format: ``"jpeg"`` or ``"png"`` capture.
+            1.0 give sharper, slower captures; 1.0 under ``protocol="paper"``).
+        image_format: ``"jpeg"`` or ``"png"`` capture (default ``"jpeg"``; ``"png"`` under ``protocol="paper"``).
         user: The simulated user: ``"profile"`` (deterministic, default), ``"llm"`` (OpenAI-compatible endpoint),
             or a :class:`SimulatedUser` replacing the task's default.
         data_dir: Directory with official data (personalized / proactive splits).
@@ -175,8 +180,9 @@ class KnowUEnv(PersonalEnv):
         share_browser: Use the process-wide Chromium instead of one per env (``close`` then leaves it running).
         max_steps: Step limit (50 in the paper).
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
-        protocol: ``"paper"``: the paper's main setting (``log_source="noise"``, the given ``memory``, screenshot
-            observations, ``ui_xml`` empty unless ``ui_hierarchy=True``); ``None``: the arguments as given.
+        protocol: ``"paper"``: the paper's main setting (``log_source="noise"``, the given ``memory``, the official
+            goal as ``instruction`` (a preference variant's with its logs, ``logs`` then empty), 1080x2400 PNG
+            screenshots, ``ui_xml`` empty unless ``ui_hierarchy=True``); ``None``: the arguments as given.
         ui_hierarchy: Include the UI hierarchy in ``ui_xml`` (default True; False under ``protocol="paper"``).
         coords: ``"pixels"`` (default: ``x``, ``y`` in screen pixels) or ``"official"`` (the official agents'
             convention: ``coordinate`` ``[x, y]`` in 0..999 of the screen, converted as they convert it).
@@ -213,8 +219,8 @@ class KnowUEnv(PersonalEnv):
         judge: Any = "fallback",
         backend: str = "sim",
         screenshot: bool | None = None,
-        screenshot_scale: float = 1 / 3,
-        image_format: str = "jpeg",
+        screenshot_scale: float | None = None,
+        image_format: str | None = None,
         user: SimulatedUser | str | None = None,
         data_dir: str | None = None,
         device_serial: str | None = None,
@@ -245,8 +251,9 @@ class KnowUEnv(PersonalEnv):
         self.coords = coords
         super().__init__(official_coordinate_actions() if coords == "official" else KNOWU_ACTIONS, max_steps,
                          render_mode=None)
-        preset = paper_preset(protocol, log_source, memory, screenshot, ui_hierarchy)
+        preset = paper_preset(protocol, log_source, memory, screenshot, ui_hierarchy, screenshot_scale, image_format)
         log_source, screenshot = preset["log_source"], preset["screenshot"]
+        screenshot_scale, image_format = preset["screenshot_scale"], preset["image_format"]
         #: Whether observations carry the UI hierarchy (``ui_xml``; the official agents get the screenshot only).
         self.ui_hierarchy: bool = preset["ui_hierarchy"]
         self.protocol = protocol
@@ -362,11 +369,15 @@ class KnowUEnv(PersonalEnv):
                "positions: coordinate [x, y] in 0..999 of the screen, ")
             + f"screenshot scale {self.backend.screenshot_scale:.4g} ({shape[1]}x{shape[0]})"
         )
+        instruction, logs = self.task.instruction, self.task.agent_logs()
+        if self.protocol == "paper":  # the official goal; logs it already carries are not repeated
+            instruction = self.task.official_goal()
+            logs = "" if logs and logs in instruction else logs
         obs: dict[str, Any] = {
-            "instruction": self.task.instruction,
+            "instruction": instruction,
             "ui_xml": xml[:MAX_XML_CHARS] if self.ui_hierarchy else "",
             "context": context_text[:MAX_ERROR_CHARS],
-            "logs": self.task.agent_logs()[:MAX_TEXT_CHARS],
+            "logs": logs[:MAX_TEXT_CHARS],
             "user_reply": self.user_reply[:MAX_TEXT_CHARS],
         }
         if self.include_screenshot:

@@ -113,9 +113,30 @@ def stop_rate(records: Iterable[Mapping[str, Any]]) -> float | None:
     return mean(float(bool(m.get("stopped_after_rejection"))) for m in chosen) if chosen else None
 
 
+def official_policy_rates(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None] | None:
+    """Act / Silent / Stop of the official proactive episodes among ``records`` as ``calc_paper_metrics.py`` computes
+    them (:mod:`personal_envs.knowu.official.paper_metrics`); ``None`` when there are none."""
+    from personal_envs.knowu.official.paper_metrics import episode_from_record
+    from personal_envs.knowu.official.paper_metrics import summarize as official_summary
+
+    episodes = [e for e in (episode_from_record(r) for r in records if "official_episode" in _metrics(r))
+                if e is not None]
+    if not episodes:
+        return None
+    policy = official_summary(episodes)["proactive_policy"]
+    return {name.lower(): policy[name]["value"] for name in ("Act", "Silent", "Stop")}
+
+
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Every metric for the given records (one split or a mix)."""
+    """Every metric for the given records (one split or a mix); the official proactive episodes' Act / Silent / Stop
+    are the official script's."""
     by_difficulty = {d: [r for r in records if _metrics(r).get("difficulty") == d] for d in DIFFICULTIES}
+    official = official_policy_rates(records)
+    if official is not None:
+        return {"episodes": len(records), "sr": success_rate(records), "score": average_score(records),
+                "efficiency": efficiency(records), "ie": interaction_efficiency(records),
+                "sr_easy": success_rate(by_difficulty["easy"]) if by_difficulty["easy"] else None,
+                "sr_hard": success_rate(by_difficulty["hard"]) if by_difficulty["hard"] else None, **official}
     return {
         "episodes": len(records), "sr": success_rate(records), "score": average_score(records),
         "efficiency": efficiency(records), "ie": interaction_efficiency(records),

@@ -153,6 +153,10 @@ class EndState:
     blocked_new: list[str] = field(default_factory=list)
     reported: list[str] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
+    #: The number of the call still in progress at the end ("" when none).
+    ongoing_call: str = ""
+    #: Chrome's visits as its history database keeps them (``https://www.alphaxiv.org``), in order.
+    visits: list[str] = field(default_factory=list)
     pages: Mapping[str, str] = field(default_factory=dict)
     route: Mapping[str, Any] | None = None
     routes: list[Item] = field(default_factory=list)
@@ -233,6 +237,7 @@ def read_state(phone: Phone, trace: EpisodeTrace | None = None) -> EndState:
         deletions={shop: [(list(d), list(b)) for d, b in phone.shop(shop).deletions] for shop in SHOPS},
         blocked=sorted(phone.messages.blocked), blocked_new=sorted(set(phone.messages.blocked) - marks.blocked),
         reported=list(phone.messages.spam_reports), history=list(phone.chrome.history),
+        visits=list(phone.chrome.visits), ongoing_call=contacts.ongoing,
         pages={url: page.text() for url, page in phone.chrome.pages.items()},
         route={"app": route.app, "screen": route.screen, "params": dict(route.params)} if route is not None else None,
         routes=[{"origin": q.origin, "destination": q.destination, "mode": q.mode, "minutes": q.minutes}

@@ -428,7 +428,8 @@ class EpisodeWriter:
             out.update(checks=[{"name": str(k), "passed": bool(v), "detail": ""}
                                for k, v in metrics["checks"].items()],
                        reason=str(metrics.get("reason", "")), source="metrics")
-        judge = {k: v for k, v in out["metrics"].items() if "judge" in k or k in ("s_llm", "s_rule", "lambda")}
+        judge = {k: v for k, v in out["metrics"].items()
+                 if "judge" in k or k in ("s_llm", "s_rule", "lambda", "rule_weight")}
         if judge and "judge" not in out:
             out["judge"] = judge
         return out

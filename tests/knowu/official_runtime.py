@@ -114,12 +114,13 @@ class _FrozenClock(datetime):
 
 
 @contextmanager
-def official_runtime(release: Path, now: datetime | None = None, real_logs: bool = False
-                     ) -> Iterator[types.ModuleType]:
+def official_runtime(release: Path, now: datetime | None = None, real_logs: bool = False,
+                     real: tuple[str, ...] = ()) -> Iterator[types.ModuleType]:
     """Within the block, ``import knowu_bench...`` loads the release's task classes (device stubbed); yields a
     loader: ``load(module_name)``.  ``now`` freezes ``datetime.now()`` of ``tasks/base.py``; ``real_logs`` loads the
-    official log-context module instead of its stub (the goals then carry the official logs)."""
-    finder = _Finder(release / "src", REAL + ((USER_LOG_CONTEXT,) if real_logs else ()))
+    official log-context module instead of its stub (the goals then carry the official logs); ``real`` names more
+    modules to load from the release (their own imports of other modules stay stubbed)."""
+    finder = _Finder(release / "src", REAL + ((USER_LOG_CONTEXT,) if real_logs else ()) + real)
     saved = {name: module for name, module in sys.modules.items()
              if name == "knowu_bench" or name.startswith("knowu_bench.")}
     for name in saved:

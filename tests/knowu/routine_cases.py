@@ -49,7 +49,7 @@ def right_and_near_miss(setup: rules.RoutineSetup) -> tuple[Facts, Facts, str]:
         return (Facts(posts={channel: ["ack, checking now"]}), Facts(posts={channel: ["who broke it?"]}),
                 "Failure: irrelevant reply")
     if cls == "MorningPaperReadingTask":
-        return (Facts(visited=["https://alphaxiv.org", "https://huggingface.co/papers"], now=setup.now),
+        return (Facts(visited=["https://www.alphaxiv.org", "https://huggingface.co/papers"], now=setup.now),
                 Facts(visited=["https://huggingface.co/papers"], now=setup.now), "Failure: Missed sites")
     if cls == "MorningWeatherCheckTask":
         looked_up = ["https://google.com/search?q=Beijing+Weather+Today"]  # the default protocol wants a lookup

@@ -331,9 +331,23 @@ def _excluded(paths: Iterable[str]) -> list[str]:
     return exclusion_lines(records)
 
 
-def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None) -> int:
-    """``personal-envs knowu table RESULTS... [--figures DIR]``: merge the runs' records, print every table and
-    optionally draw the figures (:mod:`personal_envs.knowu.official.figures`)."""
+def success_counts(episodes: Sequence[Episode]) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per policy: (successes, episodes) overall and per split."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for policy, group in _groups(episodes, lambda e: str(e.extra.get("policy", "run"))).items():
+        counts = {"overall": (sum(e.success for e in group), len(group))}
+        for split in SPLITS:
+            chosen = [e for e in group if e.split == split]
+            counts[split] = (sum(e.success for e in chosen), len(chosen))
+        out[policy] = counts
+    return out
+
+
+def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None = None,
+                  leaderboard: str | None = None) -> int:
+    """``personal-envs knowu table RESULTS... [--figures DIR] [--leaderboard [PATH]]``: merge the runs' records,
+    print every table, optionally the run beside the published leaderboard (``leaderboard=""``: the release's;
+    :mod:`personal_envs.knowu.official.leaderboard`) and draw the figures (:mod:`personal_envs.knowu.official.figures`)."""
     episodes = load_results(paths)
     if not episodes:
         print("no KnowU episodes in the given results files")
@@ -342,6 +356,16 @@ def table_command(paths: Sequence[str], figures: str | os.PathLike[str] | None =
     print(report(episodes, ", ".join(sets)))
     for line in _excluded(paths):
         print(line)
+    if leaderboard is not None:
+        from personal_envs.knowu.official.leaderboard import beside, find_leaderboard, load_leaderboard
+
+        try:
+            published = load_leaderboard(find_leaderboard(leaderboard or None))
+        except InputError as exc:
+            print(f"leaderboard skipped: {exc}")
+        else:
+            print()
+            print(beside(published, success_counts(episodes), ", ".join(sets)))
     if figures is not None:
         from personal_envs.knowu.official.figures import write_figures
 

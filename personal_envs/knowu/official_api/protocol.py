@@ -28,7 +28,6 @@ ACTION_KEYS = ("action_type", "index", "x", "y", "text", "direction", "app_name"
                "start_x", "start_y", "end_x", "end_y")
 #: The family tag of each of our splits (the official classes carry it in ``task_tags``).
 SPLIT_TAG = {"general": "general", "personalized": "preference", "proactive": "routine"}
-OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
 
 
 def to_official(action: dict[str, Any]) -> dict[str, Any]:
@@ -41,13 +40,13 @@ def to_official(action: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_official(action: dict[str, Any]) -> dict[str, Any]:
-    """An official JSON action as our flat action: ``None`` values dropped; ``swipe`` becomes the ``scroll`` it
-    equals (the official server maps ``scroll(up)`` to ``swipe(down)``); the official ``unknown`` becomes ``wait``."""
+    """An official JSON action as our flat action: ``None`` values dropped; ``swipe`` keeps its start (``x``, ``y``)
+    and ``direction``, "up" when none is given, as the official server; the official ``unknown`` becomes ``wait``."""
     flat = {key: value for key, value in action.items() if key in ACTION_KEYS and value is not None}
     kind = flat.get("action_type")
     if kind == "swipe":
-        direction = OPPOSITE.get(str(flat.get("direction") or "up"), "down")
-        return {"action_type": "scroll", "direction": direction}
+        return {"action_type": "swipe", "direction": str(flat.get("direction") or "up"),
+                **{key: flat[key] for key in ("x", "y") if key in flat}}
     if kind == "unknown":
         return {"action_type": "wait"}
     return flat

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: Device actions this backend executes.
 DEVICE_ACTIONS: frozenset[str] = frozenset({
-    "click", "double_tap", "long_press", "drag", "input_text", "scroll", "navigate_home", "navigate_back",
+    "click", "double_tap", "long_press", "drag", "input_text", "scroll", "swipe", "navigate_home", "navigate_back",
     "keyboard_enter", "open_app", "wait",
 })
 
@@ -33,6 +33,31 @@ SCROLL_SWIPES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "left": ((900, 1200), (180, 1200)),
     "right": ((180, 1200), (900, 1200)),
 }
+
+#: The official ``swipe`` (``AndroidController.swipe``): from (x, y), by two fifths of the screen width vertically and
+#: one fifth horizontally (``unit = int(width / 10) * 2``), in the finger's direction.
+SWIPE_UNIT = int(SCREEN_WIDTH / 10) * 2
+SWIPE_OFFSETS: dict[str, tuple[int, int]] = {"up": (0, -2 * SWIPE_UNIT), "down": (0, 2 * SWIPE_UNIT),
+                                             "left": (-SWIPE_UNIT, 0), "right": (SWIPE_UNIT, 0)}
+
+
+def swipe_path(args: dict[str, Any]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Start and end of a ``swipe`` (``direction``, optional ``x``, ``y``: the screen centre by default), the end
+    kept on the screen.
+
+    Raises:
+        ActionError: an unknown direction or a start off the screen.
+    """
+    direction = str(args.get("direction") or "").lower()
+    if direction not in SWIPE_OFFSETS:
+        raise ActionError(f"swipe direction must be one of {sorted(SWIPE_OFFSETS)}, got {direction!r}")
+    x = SCREEN_WIDTH // 2 if args.get("x") is None else int(args["x"])
+    y = SCREEN_HEIGHT // 2 if args.get("y") is None else int(args["y"])
+    if not on_screen(x, y):
+        raise ActionError(f"swipe start ({x}, {y}) is outside the {SCREEN_WIDTH}x{SCREEN_HEIGHT} screen")
+    dx, dy = SWIPE_OFFSETS[direction]
+    return (x, y), (min(max(x + dx, 0), SCREEN_WIDTH - 1), min(max(y + dy, 0), SCREEN_HEIGHT - 1))
+
 
 #: Simulated seconds that pass per action (``wait`` lets more time pass).
 SECONDS_PER_ACTION = 5
@@ -92,6 +117,9 @@ class PhoneSimulator:
                 if direction not in SCROLL_SWIPES:
                     raise ActionError(f"scroll direction must be one of {sorted(SCROLL_SWIPES)}, got {direction!r}")
                 (x0, y0), (x1, y1) = SCROLL_SWIPES[direction]
+                phone.handle_events(self.screen.drag(x0, y0, x1, y1)["events"])
+            elif name == "swipe":
+                (x0, y0), (x1, y1) = swipe_path(args)
                 phone.handle_events(self.screen.drag(x0, y0, x1, y1)["events"])
             elif name == "input_text":
                 typed = self.screen.type_text(str(args["text"]))

@@ -161,7 +161,7 @@ def test_official_actions_map_to_ours() -> None:
     assert official["x"] == 10 and official["text"] is None and from_official(official) == {
         "action_type": "click", "x": 10, "y": 20}
     assert from_official({"action_type": "swipe", "direction": "up", "x": None}) == {
-        "action_type": "scroll", "direction": "down"}  # the official server's scroll(up) is swipe(down)
+        "action_type": "swipe", "direction": "up"}  # the official swipe, from the screen centre
 
 
 def test_bad_requests_get_official_style_errors(server: KnowUApiServer) -> None:

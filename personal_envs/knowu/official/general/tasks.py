@@ -115,7 +115,7 @@ class OfficialGeneralTask(PhoneTask):
                 score, reason = self.spec.score(read_state(phone, silent), silent)
                 reason = f"{reason} (default protocol: the answer counts as none, {missing}; official: {official})"
         checks = [Check("official check", score >= 0.99, reason)]
-        return Evaluation(score, {"official_check": self.official_check}, checks, reason)
+        return Evaluation(score, {"official_check": self.official_check, "template": self.task_id}, checks, reason)
 
     def user_facts(self) -> dict[str, Any]:
         return {"instruction": self.instruction, "facts": dict(self.facts)}
@@ -884,11 +884,11 @@ def _papers(cls: OfficialClass) -> Spec:
     urls = list(cls.attributes["TARGET_URLS"])
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        visited = end.history[-10:]
+        visited = list(dict.fromkeys(reversed(end.visits)))[:10]  # Chrome's urls table: distinct, newest first
         if not visited:
             return 0.0, "Failure: No browsing history found."
         text = " ".join(visited).lower()
-        missing = [u for u in urls if u.split("//", 1)[-1].split("/", 1)[0].removeprefix("www.") not in text]
+        missing = [u for u in urls if u.split("//", 1)[-1].split("/", 1)[0] not in text]
         if missing:
             return 0.0, f"Failure: Did not visit: {missing}"
         return 1.0, "Success: Both target websites were visited."
@@ -900,7 +900,7 @@ def _papers(cls: OfficialClass) -> Spec:
         return [*steps, finish()]
 
     def seed(phone: Phone) -> None:
-        phone.chrome.history = []  # pm clear
+        phone.chrome.history, phone.chrome.visits = [], []  # pm clear
 
     return Spec(at_time(RUN_DATE, cls.attributes["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
 
@@ -943,7 +943,7 @@ def _weather(cls: OfficialClass) -> Spec:
                        f"{page_max_temperature({u: p.text() for u, p in phone.chrome.pages.items()}):.0f}°C.")]
 
     def seed(phone: Phone) -> None:
-        phone.chrome.history = []
+        phone.chrome.history, phone.chrome.visits = [], []
 
     return Spec(at_time(RUN_DATE, a["DEFAULT_SCENE_TIME"]), base(seed), score, plan)
 

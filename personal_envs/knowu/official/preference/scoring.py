@@ -382,8 +382,13 @@ def search_top_info(end: EndState, ctx: Context) -> OfficialScore:
         return OfficialScore(0.0, 0.0, None, "the mail has no recipient", "0")
     if not str(mail.get("subject", "")).strip() and not str(mail.get("body", "")).strip():
         return OfficialScore(0.0, 0.0, None, "the mail has no subject and no body", "0")
+    hobby = (ctx.profile.get("preferences") or {}).get("hobby") or {}
+    field = hobby.get("field_of_interest") if isinstance(hobby, Mapping) else None
+    policy = ctx.values.get("judge_literals", {}).get("workflow_evidence_policy")
     data = {"app_used": "Mail", "expected_workflow_apps": list(ctx.values.get("NEWS_WORKFLOW_APPS", ())),
-            "required_recipient": ctx.values.get("KEVIN_EMAIL", ""), "user_agent_chat_history_tail": end.chat[-10:],
+            "required_recipient": ctx.values.get("KEVIN_EMAIL", ""),
+            "interest_field_hint": field.strip() if isinstance(field, str) and field.strip() else "unknown",
+            "user_agent_chat_history_tail": end.chat[-10:], **({"workflow_evidence_policy": policy} if policy else {}),
             "to": to_text, "subject": mail.get("subject", ""), "body": mail.get("body", "")}
     verdict = ctx.judge(data, {"KEVIN_EMAIL": ctx.values.get("KEVIN_EMAIL", "")}, ())
     return _combine(1.0, verdict, 0.4, 0.6, "mail sent", "0.4*base + 0.6*judge")

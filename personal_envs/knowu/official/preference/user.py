@@ -81,6 +81,8 @@ TOPICS: tuple[Topic, ...] = (
           "Computers:"),
     Topic("clothes", ("clothes", "clothing", "outfit", "wear"), ("preferences.shopping.clothes",), "Clothes:"),
     Topic("electronics", ("electronic", "gadget"), ("preferences.shopping.electronics",), "Electronics:"),
+    Topic("workplace", ("workplace", "office", "employer", "where do you work", "where you work", "work address",
+                        "where is your work"), (), "Work:"),
     Topic("address", ("address", "deliver", "where"), (), "Address:"),
     Topic("visibility", ("visibility", "public", "followers", "unlisted", "who can see"),
           ("preferences.social.social_media.default_visibility", "preferences.apps.mastodon.preferred_visibility"),
@@ -264,14 +266,18 @@ def _at(profile: Mapping[str, Any], dotted: str) -> Any:
 def match_topics(message: str) -> list[Topic]:
     """Topics the message asks about, in table order."""
     lowered = f" {message.lower()} "
-    return [topic for topic in TOPICS if any(mentions(lowered, k) for k in topic.keywords)]
+    found = [topic for topic in TOPICS if any(mentions(lowered, k) for k in topic.keywords)]
+    if any(t.name == "workplace" for t in found):  # "where" asks for the workplace, not the home
+        found = [t for t in found if t.name != "address"]
+    return found
 
 
 def profile_answer(topic: Topic, profile: Mapping[str, Any]) -> str:
-    """The answer to ``topic`` from the profile's fields (the home address for ``address``; '' when none)."""
+    """The answer to ``topic`` from the profile's fields (the home address for ``address``, the work location's for
+    ``workplace``; '' when none)."""
     doc = user_profile_of(profile)
-    if topic.name == "address":
-        home = _at(doc, "locations.home")
+    if topic.name in ("address", "workplace"):
+        home = _at(doc, "locations.home" if topic.name == "address" else "locations.work")
         address = str(home.get("address") or "") if isinstance(home, Mapping) else str(home or "")
         return f"{topic.lead} {address}" if address else ""
     if topic.name == "recipient":
@@ -319,7 +325,7 @@ class OfficialPreferenceUser(SimulatedUser):
         topics = match_topics(message)
         answers = [a for a in (self.topic_answer(t) for t in topics[: self.max_topics]) if a]
         if answers:
-            allow = any(t.name == "address" for t in topics[: self.max_topics])
+            allow = any(t.name in ("address", "workplace") for t in topics[: self.max_topics])
             text = redact(" ".join(answers), self._hidden(allow))
             return UserReply(text[:MAX_REPLY_CHARS], None, f"topics: {[t.name for t in topics]}")
         if is_proposal(message):  # only a proposal is a decision (issue 28)

@@ -16,8 +16,10 @@ or any profile in the official format) into a :class:`PreferenceTask`:
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
+import textwrap
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -132,6 +134,22 @@ def profile_sort(profile: Mapping[str, Any], source: OfficialClass) -> str | Non
     return None
 
 
+def judge_literals(source: OfficialClass) -> dict[str, str]:
+    """The fixed string entries of the dict literals in the class's ``is_successful`` (facts its judge call sends
+    besides the episode's, e.g. SearchTopInfo's ``workflow_evidence_policy``), read from the release; none for a
+    card."""
+    method = source.methods.get("is_successful")
+    if method is None or not method.source:
+        return {}
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(textwrap.dedent(method.source))):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found[str(key.value)] = value.value
+    return found
+
+
 # ==================================================================================================== task
 class PreferenceTask(PhoneTask):
     """One preference variant on the simulated phone (see the module docstring)."""
@@ -169,6 +187,7 @@ class PreferenceTask(PhoneTask):
         self.passes_chat = passes_chat(source)
         self.last_score: OfficialScore | None = None
         self._logs: str | None = None
+        self._goal: str | None = None
 
     # ------------------------------------------------------------------------------------------ episode
     def seed(self, phone: Phone) -> None:
@@ -197,7 +216,7 @@ class PreferenceTask(PhoneTask):
         metrics: dict[str, Any] = {
             "split": self.split, "role": self.role, "difficulty": self.difficulty, "template": self.official_name,
             "score": result.score, "success": is_success(result.score), "s_rule": result.base,
-            "s_llm": verdict.score if verdict else 0.0, "lambda": LAMBDAS[self.official_name], "judge": kind,
+            "s_llm": verdict.score if verdict else 0.0, "judge_weight": LAMBDAS[self.official_name], "judge": kind,
             "judge_error": verdict.error if verdict else None, "steps": len(steps),
             "ask_user_count": trace.user_turn_count, "rejected": rejected is not None, "silent": not acting,
             "stopped_after_rejection": None if rejected is None else not [s for s in acting if s > rejected],
@@ -222,8 +241,10 @@ class PreferenceTask(PhoneTask):
     def official_goal(self) -> str:
         """The goal the official server hands the agent (``BasePrefrenceTask.goal``, read by the runner before the
         task is set up): the logs section, then the request."""
-        return str(self.task_source.text(self.official_name, PREFERENCE_GOAL,
-                                         {"request": self.goal_request, "user_log_context": self.agent_logs()}))
+        if self._goal is None:
+            self._goal = str(self.task_source.text(self.official_name, PREFERENCE_GOAL,
+                                                   {"request": self.goal_request, "user_log_context": self.agent_logs()}))
+        return self._goal
 
     def hidden_strings(self, world: PhoneWorld) -> list[str]:
         """The profile's distinctive values (name, contact details, documents)."""
@@ -420,7 +441,8 @@ def build_variant(task_source: TaskSource, name: str, role: str, profile: Mappin
     _require(doc, "identity.full_name", f"{name}@{role}")
     profiles = personas.profile_paths() if personas is not None else ()
     media = personas.media_dir if personas is not None else None
-    values: dict[str, Any] = dict(source.attributes)
+    values: dict[str, Any] = {**source.module_constants, **source.attributes}  # e.g. NEWS_WORKFLOW_APPS
+    values["judge_literals"] = judge_literals(source)
     values["persona"] = str(task_source.text(name, PERSONA, {"profile": doc}))
     start, world = preference_world(name, _named_channels(tuple(profiles)))
     values["start"] = start

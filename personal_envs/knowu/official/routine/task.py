@@ -23,6 +23,7 @@ from personal_envs.core.task import Check, EpisodeTrace, Evaluation
 from personal_envs.knowu.official.paper_metrics import trajectory_from_trace
 from personal_envs.knowu.official.routine.decision import PAPER, decision_history
 from personal_envs.knowu.official.routine.rules import (
+    MATTERMOST_TEAM,
     RoutineSetup,
     facts_of,
     metric_should_act,
@@ -47,8 +48,7 @@ PUBLIC_PAGES: tuple[tuple[str, str, str], ...] = (
      "Guangzhou weather today: thunderstorms, high 31 \u00b0C, low 25 \u00b0C."),
     ("https://news.example.com/", "City News", "Local headlines: metro line extension opens next month."),
 )
-#: Mattermost team and channels of every routine variant (the official server's team name).
-MATTERMOST_TEAM = "neuralforge"
+#: Mattermost channels of every routine variant (the team is the official server's, ``rules.MATTERMOST_TEAM``).
 MATTERMOST_CHANNELS: tuple[str, ...] = ("town-square", "off-topic", "devops", "ai-research")
 ME = "me"
 SCREENSHOTS_ALBUM = "Screenshots"
@@ -171,8 +171,9 @@ class OfficialRoutineTask(PhoneTask):
         episode = {"task_name": self.task_id, "split": "proactive", "score": score,
                    "traj": trajectory_from_trace(trace), "difficulty": self.difficulty,
                    "habit_should_act": metric_should_act(self.setup_.cls, self.profile)}
-        metrics = {"official_episode": episode, "official_class": self.setup_.cls, "role": role,
-                   "lambda": 1.0, "s_rule": score, "judge": "none (pure rules)",
+        metrics = {"official_episode": episode, "official_class": self.setup_.cls, "template": self.setup_.cls,
+                   "role": role,
+                   "rule_weight": 1.0, "s_rule": score, "judge": "none (pure rules)",
                    "decisions_read": "every exchange (official)" if self.protocol == PAPER else "decided exchanges",
                    **self.settings}
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)

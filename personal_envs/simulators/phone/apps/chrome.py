@@ -21,6 +21,8 @@ class WebPage:
 
     title: str
     blocks: list[tuple[str, ...]] = field(default_factory=list)
+    #: The address the page was served at (``www.`` kept): what its links and shortcuts point to.
+    address: str = ""
 
     def text(self) -> str:
         return " ".join([self.title, *(b[1] for b in self.blocks)])
@@ -38,13 +40,26 @@ def canonical_url(url: str) -> str:
     return (host.lower() + slash + rest).rstrip("/")
 
 
+def visit_address(url: str) -> str:
+    """The address as Chrome's history stores it: ``https://`` unless another scheme is given, the host lower-case
+    with ``www.`` kept, no trailing slash."""
+    url = url.strip()
+    scheme = "https://"
+    for prefix in ("https://", "http://"):
+        if url.lower().startswith(prefix):
+            scheme, url = prefix, url[len(prefix):]
+    host, slash, rest = url.partition("/")
+    return (scheme + host.lower() + slash + rest).rstrip("/")
+
+
 def looks_like_url(text: str) -> bool:
     text = text.strip()
     return " " not in text and ("." in text or text.startswith(("http://", "https://")))
 
 
 class ChromeApp(App):
-    """Browser; state: :attr:`pages` (served locally), :attr:`history` (canonical URLs visited), :attr:`searches`."""
+    """Browser; state: :attr:`pages` (served locally), :attr:`history` (canonical URLs visited), :attr:`visits` (the
+    same visits as Chrome's history database keeps them, ``www.`` included), :attr:`searches`."""
 
     key = "chrome"
     label = "Chrome"
@@ -57,13 +72,14 @@ class ChromeApp(App):
         super().__init__(phone)
         self.pages: dict[str, WebPage] = {}
         self.history: list[str] = []
+        self.visits: list[str] = []
         self.searches: list[str] = []
         #: Whether the new-tab page lists the served pages as shortcuts.
         self.show_shortcuts = True
 
     def add_page(self, url: str, title: str, blocks: list[tuple[str, ...]]) -> None:
         """Serve a page at ``url``."""
-        self.pages[canonical_url(url)] = WebPage(title, list(blocks))
+        self.pages[canonical_url(url)] = WebPage(title, list(blocks), visit_address(url))
 
     def visit(self, target: str, route: Route) -> None:
         """Load a URL or search for text."""
@@ -71,12 +87,13 @@ class ChromeApp(App):
         if not target:
             return
         if looks_like_url(target) and not target.startswith(SEARCH_PREFIX):
-            url = canonical_url(target)
+            url, address = canonical_url(target), visit_address(target)
         else:
             query = unquote_plus(target[len(SEARCH_PREFIX):]) if target.startswith(SEARCH_PREFIX) else target
             self.searches.append(query)
-            url = canonical_url(SEARCH_PREFIX + quote_plus(query))
+            url, address = canonical_url(SEARCH_PREFIX + quote_plus(query)), SEARCH_PREFIX + quote_plus(query)
         self.history.append(url)
+        self.visits.append(address)
         self.phone.log(f"chrome visit {url}")
         page = self.phone.push("main", url=url)
         page.fields["url"] = "https://" + url
@@ -90,7 +107,8 @@ class ChromeApp(App):
             if hits:
                 scored.append((hits, url, page))
         scored.sort(key=lambda item: (-item[0], item[1]))
-        blocks: list[tuple[str, ...]] = [("a", page.title, "https://" + url) for _, url, page in scored[:8]]
+        blocks: list[tuple[str, ...]] = [("a", page.title, page.address or "https://" + url)
+                                         for _, url, page in scored[:8]]
         return WebPage(f"{query} - Search", blocks or [("p", f"No results for {query}")])
 
     def render(self, route: Route) -> str:
@@ -102,7 +120,8 @@ class ChromeApp(App):
             + "</div>"
         )
         if not url:
-            shortcuts = "".join(ui.row(p.title, "https://" + u, act="nav", arg="https://" + u, rid="shortcut")
+            shortcuts = "".join(ui.row(p.title, p.address or "https://" + u, act="nav", arg=p.address or "https://" + u,
+                                       rid="shortcut")
                                 for u, p in list(self.pages.items())[:6]) if self.show_shortcuts else ""
             content = ui.text("New tab", "big") + shortcuts
         else:

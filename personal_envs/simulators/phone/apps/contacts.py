@@ -49,6 +49,8 @@ class ContactsApp(App):
         super().__init__(phone)
         self.contacts: list[Contact] = []
         self.calls: list[Call] = []
+        #: The number of the call in progress (placed and not ended; going home does not end it), else "".
+        self.ongoing = ""
 
     # ------------------------------------------------------------------------------------------- state API
     def add(self, name: str, number: str, email: str = "", starred: bool = False) -> Contact:
@@ -78,6 +80,7 @@ class ContactsApp(App):
     def call(self, number: str) -> None:
         """Place a call (recorded in the call log) and show the in-call screen."""
         self.calls.append(Call(number, self.phone.device.now))
+        self.ongoing = number
         self.phone.log(f"call {number}")
         self.phone.push_app("contacts", "incall", number=number)
 
@@ -172,6 +175,7 @@ class ContactsApp(App):
                 raise AppError("Enter a phone number")
             self.call(number)
         elif action == "hangup":
+            self.ongoing = ""
             phone.pop()
         elif action == "message":
             phone.push_app("messages", "thread", number=arg)

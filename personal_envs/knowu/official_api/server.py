@@ -79,7 +79,7 @@ class SimulatedPhoneService:
         if env is None:
             from personal_envs.knowu.env import KnowUEnv
 
-            env = KnowUEnv(split=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
+            env = KnowUEnv(family=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
                            image_format="png", ui_hierarchy=True)
             self._envs[split] = env
         return env

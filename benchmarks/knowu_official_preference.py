@@ -21,7 +21,7 @@ from personal_envs.llm.testing import ScriptedChatServer
 
 def run(data_dir: str, judge: Any) -> tuple[int, int, int, float]:
     """(successes, variants whose rule base was reached, variants, seconds per variant) of one oracle pass."""
-    env = KnowUEnv(split="personalized", data_dir=data_dir, screenshot=False, judge=judge)
+    env = KnowUEnv(family="personalized", data_dir=data_dir, screenshot=False, judge=judge)
     ok = reached = 0
     started = time.perf_counter()
     with closing(env):

@@ -1,8 +1,8 @@
-"""KnowU on a generated persona set: how long generating N personas takes, opening an env on them (every variant is
-built when the env opens), and a reset.
+"""KnowU on a generated persona set: how long generating N personas takes, opening an env on them (variant names
+only: each task is built on its first reset), and resets.
 
-Run: ``python benchmarks/knowu_personas.py [--personas 64] [--seed 0] [--resets 8]``.  The figures say what a training
-split of generated personas costs today (issue 29's lazy variant building would move the build cost to the resets).
+Run: ``python benchmarks/knowu_personas.py [--personas 64] [--seed 0] [--resets 8]``.  The train split
+(``split="train"``) is measured by ``benchmarks/knowu_phone.py --train-personas``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main() -> None:
         print(f"generate {args.personas} personas: {time.perf_counter() - start:.1f} s")
         for family in ("personalized", "proactive"):
             start = time.perf_counter()
-            env = KnowUEnv(split=family, personas=str(folder), task_set="embedded", screenshot=False)
+            env = KnowUEnv(family=family, personas=str(folder), task_set="embedded", screenshot=False)
             opened = time.perf_counter() - start
             try:
                 env.reset(options={"task_index": 0})  # launches Chromium; not measured

@@ -1,8 +1,10 @@
 """KnowU phone simulator: step latency (with and without screenshot), reset latency and peak memory for 1, 2 and 4
 envs stepping in parallel threads (each env has its own Chromium).
 
-Run: ``python benchmarks/knowu_phone.py [--steps 40] [--resets 8] [--envs 1 2 4]``.
-Targets: step with screenshot p50 <= 100 ms, reset p50 <= 500 ms.  For comparison, the reference Android stack
+Run: ``python benchmarks/knowu_phone.py [--steps 40] [--resets 8] [--envs 1 2 4] [--train-personas 64]``.
+Targets: step with screenshot p50 <= 100 ms, reset p50 <= 500 ms.  Then the train split (``split="train"``,
+``--train-personas`` generated personas): generating them (first use only), opening an env per family (variant
+names only; tasks are built on reset) and resets over all its variants (each builds its task: first use).  For comparison, the reference Android stack
 loads an emulator snapshot and sleeps about 5 s per task and waits 3 s after each step.
 """
 
@@ -81,6 +83,8 @@ def main() -> None:
     parser.add_argument("--resets", type=int, default=8)
     parser.add_argument("--envs", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--scale", type=float, default=1 / 3, help="screenshot scale of 1080x2400 (1/3 = 360x800)")
+    parser.add_argument("--train-personas", type=int, default=64, help="personas of the train split (0: skip)")
+    parser.add_argument("--train-seed", type=int, default=0)
     args = parser.parse_args()
     print(f"machine: {machine()}; screenshot scale {args.scale:.4g}")
     header = f"{'envs':>4} {'screenshot':>10} {'step p50':>9} {'step p99':>9} {'reset p50':>10} {'reset p99':>10} " \
@@ -93,6 +97,34 @@ def main() -> None:
             print(f"{row['envs']:>4} {str(row['screenshot']):>10} {row['step_p50']:>8.1f}ms {row['step_p99']:>8.1f}ms "
                   f"{row['reset_p50']:>9.1f}ms {row['reset_p99']:>9.1f}ms {row['peak_rss_mb']:>8.0f} "
                   f"{row['steps_per_s']:>8.1f}")
+    if args.train_personas:
+        train_split(args.train_personas, args.train_seed, args.resets)
+
+
+def train_split(count: int, seed: int, resets: int) -> None:
+    """Print the train split's generation, env-open and reset times."""
+    from personal_envs.knowu.personas import generated_personas
+
+    start = time.perf_counter()
+    personas = generated_personas(count, seed)
+    print(f"\ntrain split: {count} generated personas (seed {seed}) ready in {time.perf_counter() - start:.1f} s "
+          f"({personas.home.parent.parent})")
+    for family in ("general", "personalized", "proactive"):
+        start = time.perf_counter()
+        env = KnowUEnv(family=family, split="train", train_personas=count, train_seed=seed, screenshot=False)
+        opened = time.perf_counter() - start
+        try:
+            env.reset(options={"task_index": 0})  # launches Chromium; not measured
+            times = []
+            for i in range(resets):
+                start = time.perf_counter()
+                env.reset(options={"task_index": (1 + i * 37) % env.num_tasks})
+                times.append(time.perf_counter() - start)
+            p50, p99 = percentiles(times)
+            print(f"{family}: {env.num_tasks} variants, env open {opened * 1000:.0f} ms, reset (builds the task) "
+                  f"p50 {p50:.0f} ms p99 {p99:.0f} ms, process tree {tree_rss_mb():.0f} MB")
+        finally:
+            env.close()
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from personal_envs.knowu.actions import (
 )
 from personal_envs.knowu.fact_user import FactUser
 from personal_envs.knowu.official.guard import redact, secret_values
+from personal_envs.knowu.personas import PersonaSet
 from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
 from personal_envs.simulators.phone.geometry import SCREEN_HEIGHT, SCREEN_WIDTH
 from personal_envs.simulators.phone.phone import Phone
@@ -89,15 +90,33 @@ def phone_observation_space(screenshot_shape: tuple[int, ...] | None) -> spaces.
     return spaces.Dict(obs_spaces)
 
 
-def make_knowu_env(split: str = "general", backend: str = "sim", **kwargs: Any) -> PersonalEnv:
+#: The persona splits: ``"test"`` (the official roles with a release, else the default personas) and ``"train"``
+#: (generated personas, disjoint from both).
+SPLITS: tuple[str, ...] = ("test", "train")
+#: Generated personas of the train split unless ``train_personas=`` says otherwise.
+TRAIN_PERSONAS = 64
+
+
+def check_split(split: str) -> str:
+    """``split`` if it is a persona split; an :class:`InputError` naming ``family=`` for a family name."""
+    if split in SPLIT_LOADERS:
+        raise InputError(f"split={split!r} names a task family: pass family={split!r} (split= selects the personas: "
+                         f"one of {SPLITS})")
+    if split not in SPLITS:
+        raise InputError(f"split must be one of {SPLITS}, got {split!r}")
+    return split
+
+
+def make_knowu_env(family: str = "general", backend: str = "sim", split: str = "test", **kwargs: Any) -> PersonalEnv:
     """The KnowU env for ``gym.make``: :class:`KnowUEnv` on the simulator or a device, or with ``backend="official"``
     :class:`~personal_envs.knowu.official_api.remote_env.KnowUServerEnv` on a server speaking the official API
     (``server_url=``)."""
+    check_split(split)
     if backend == "official":
         from personal_envs.knowu.official_api.remote_env import KnowUServerEnv
 
-        return KnowUServerEnv(split=split, **kwargs)
-    return KnowUEnv(split=split, backend=backend, **kwargs)
+        return KnowUServerEnv(family=family, **kwargs)
+    return KnowUEnv(family=family, backend=backend, split=split, **kwargs)
 
 
 #: ``render`` values: Chromium shows the phone, or the text mode computes its screen without a browser.
@@ -153,7 +172,12 @@ class KnowUEnv(PersonalEnv):
     """KnowU-Bench on a phone.
 
     Args:
-        split: ``"general"``, ``"personalized"`` or ``"proactive"``.
+        family: ``"general"``, ``"personalized"`` or ``"proactive"``.
+        split: The personas: ``"test"`` (default; the official roles when a release is found, else the default
+            personas) or ``"train"`` (``train_personas`` generated personas from ``train_seed``, made on first use
+            in the data cache and reused; disjoint from the test personas).  ``personas=`` replaces either.
+        train_personas: Number of generated personas of the train split.
+        train_seed: Seed of the train split's personas.
         task: A task id (or list of ids) to restrict the env to; ``None`` keeps the whole split.  Personalized and
             proactive ids are ``"<template or routine>@<role>"``, e.g. ``"weekend_sleeper@student"``; a bare name
             (``"weekend_sleeper"``) selects that template or routine for every loaded role.
@@ -208,7 +232,7 @@ class KnowUEnv(PersonalEnv):
 
     def __init__(
         self,
-        split: str = "general",
+        family: str = "general",
         task: str | Sequence[str] | None = None,
         profile: str | os.PathLike[str] | None = None,
         logs: str | os.PathLike[str] | None = None,
@@ -233,8 +257,26 @@ class KnowUEnv(PersonalEnv):
         ui_hierarchy: bool | None = None,
         coords: str = "pixels",
         render: str = "browser",
-        personas: str | os.PathLike[str] | None = None,
+        personas: str | os.PathLike[str] | PersonaSet | None = None,
+        split: str = "test",
+        train_personas: int = TRAIN_PERSONAS,
+        train_seed: int = 0,
     ) -> None:
+        if family not in SPLIT_LOADERS:
+            raise InputError(f"family must be one of {sorted(SPLIT_LOADERS)}, got {family!r}")
+        #: ``"test"`` or ``"train"`` (see the ``split`` argument).
+        self.split = check_split(split)
+        #: ``"general"``, ``"personalized"`` or ``"proactive"``.
+        self.family = family
+        if split == "train" and personas is None and tasks is None:
+            if task_set == "project":
+                raise InputError("split='train' runs the official classes on generated personas; "
+                                 "task_set='project' has fixed roles")
+            if isinstance(train_personas, bool) or not isinstance(train_personas, int) or train_personas < 1:
+                raise InputError(f"train_personas must be a positive integer, got {train_personas!r}")
+            from personal_envs.knowu.personas import generated_personas
+
+            personas = generated_personas(train_personas, train_seed)
         if coords not in ("pixels", "official"):
             raise InputError(f"coords must be 'pixels' or 'official', got {coords!r}")
         if render not in RENDERS:
@@ -264,40 +306,41 @@ class KnowUEnv(PersonalEnv):
             raise InputError(f"log_source must be 'clean' or 'noise', got {log_source!r}")
         if memory not in ("all", "rag"):
             raise InputError(f"memory must be 'all' or 'rag', got {memory!r}")
-        self.split = split
         official = None
         if tasks is None:
             from personal_envs.knowu.official.resolve import resolve_official
 
-            official = resolve_official(split, task, profile=profile, logs=logs, data_dir=data_dir,
+            official = resolve_official(family, task, profile=profile, logs=logs, data_dir=data_dir,
                                         task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
                                         embedder=embedder, judge=judge, personas=personas)
+        all_tasks: Sequence[PhoneTask]
         if tasks is not None:
             all_tasks = list(tasks)
         elif official is not None:
             all_tasks, task = official, None  # resolved by official name already
-        elif split == "general":
-            all_tasks = load_split(split)
+        elif family == "general":
+            all_tasks = load_split(family)
         else:
-            all_tasks = load_split(split, profile=profile, logs=logs, log_source=log_source, memory=memory,
+            all_tasks = load_split(family, profile=profile, logs=logs, log_source=log_source, memory=memory,
                                    top_k=top_k, embedder=embedder, data_dir=data_dir, judge=judge, task=task)
         if task is not None:
             known = {t.task_id: t for t in all_tasks}
             wanted = []
             for name in [task] if isinstance(task, str) else list(task):
-                family = [tid for tid in known if split != "general" and "@" not in name and tid.startswith(name + "@")]
-                wanted += family or [name]  # "weekend_sleeper" selects the routine for every loaded role
+                every_role = [tid for tid in known if family != "general" and "@" not in name
+                              and tid.startswith(name + "@")]
+                wanted += every_role or [name]  # "weekend_sleeper" selects the routine for every loaded role
             missing = [w for w in wanted if w not in known]
-            if missing and split == "general":
-                raise InputError(f"unknown task id(s) {missing} in split {split!r}; known ids: {', '.join(known)}")
+            if missing and family == "general":
+                raise InputError(f"unknown task id(s) {missing} in family {family!r}; known ids: {', '.join(known)}")
             if missing:
                 from personal_envs.knowu.phone_tasks import unknown_task_message
 
-                raise InputError(unknown_task_message(missing, list(known), split))
+                raise InputError(unknown_task_message(missing, list(known), family))
             all_tasks = [known[w] for w in wanted]
-        self.tasks: list[PhoneTask] = all_tasks
-        for each in self.tasks:  # the protocol's scoring (the routine consent parser reads it)
-            each.protocol = protocol
+        #: The episodes' tasks (official variants are built on first use: see
+        #: :class:`~personal_envs.knowu.official.resolve.LazyVariants`).
+        self.tasks: Sequence[PhoneTask] = all_tasks
         #: The task set that runs (records and tables print it).
         self.task_set_label: str = all_tasks[0].task_set
         self.include_screenshot = screenshot
@@ -329,6 +372,7 @@ class KnowUEnv(PersonalEnv):
 
     def _reset_task(self, task_index: int, options: dict[str, Any]) -> dict[str, Any]:
         self.task = self.tasks[task_index]
+        self.task.protocol = self.protocol  # the protocol's scoring (the routine consent parser reads it)
         self.world = PhoneWorld(Phone(now=self.task.start), self.backend)
         info = self.task.setup(self.world, self.np_random)
         self.user = self._make_user()  # the base env starts it with task.user_context(world)

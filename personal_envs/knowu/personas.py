@@ -191,11 +191,12 @@ def as_persona_set(personas: str | os.PathLike[str] | PersonaSet) -> PersonaSet:
 @functools.lru_cache(maxsize=8)
 def generated_personas(count: int = 64, seed: int = 0, home: str | None = None) -> PersonaSet:
     """Generated personas (``count`` of them from ``seed``), made once in the data cache (``data_home()/knowu/
-    generated/s<seed>-n<count>``; written to a temporary folder and renamed when complete) and reused."""
+    generated/v<generator version>-s<seed>-n<count>``; written to a temporary folder and renamed when complete) and
+    reused."""
     from personal_envs.core.download import data_home
-    from personal_envs.knowu.generate import generate_release
+    from personal_envs.knowu.generate import VERSION, generate_release
 
-    folder = Path(home) if home else data_home() / "knowu" / "generated" / f"s{seed}-n{count}"
+    folder = Path(home) if home else data_home() / "knowu" / "generated" / f"v{VERSION}-s{seed}-n{count}"
     if not (folder / PACKAGE / "user_profile").is_dir():
         generate_release(count, seed, folder)
     return PersonaSet(folder / PACKAGE, f"generated s{seed}-n{count}")

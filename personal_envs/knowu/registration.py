@@ -33,7 +33,7 @@ ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="KnowU-General-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"split": "general"},
+        kwargs={"family": "general"},
         report="personal_envs.knowu.report:report",
         policies={"oracle": "personal_envs.knowu.oracle:make_oracle"},
         nondeterministic=True,
@@ -42,7 +42,7 @@ ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="KnowU-Personalized-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"split": "personalized"},
+        kwargs={"family": "personalized"},
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
@@ -51,7 +51,7 @@ ENVS: list[EnvEntry] = [
     EnvEntry(
         env_id="KnowU-Proactive-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"split": "proactive"},
+        kwargs={"family": "proactive"},
         report="personal_envs.knowu.metrics:report",
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,

@@ -27,13 +27,13 @@ QUESTION = "It's Friday night - shall I turn off your 07:30 alarm?"
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(KnowUEnv(split="proactive", task="weekend_sleeper", screenshot=False)) as environment:
+    with closing(KnowUEnv(family="proactive", task="weekend_sleeper", screenshot=False)) as environment:
         yield environment
 
 
 @pytest.mark.parametrize(("split", "count"), [("general", 42), ("personalized", 86), ("proactive", 64)])
 def test_every_task_is_a_core_task_with_hidden_strings(split: str, count: int) -> None:
-    with closing(KnowUEnv(split=split, screenshot=False)) as environment:
+    with closing(KnowUEnv(family=split, screenshot=False)) as environment:
         assert environment.num_tasks == count
         environment.reset(options={"task_index": 0})
         assert isinstance(environment.world, PhoneWorld) and environment.world.phone is environment.phone

@@ -149,7 +149,7 @@ def test_an_llm_user_that_tries_to_leak_is_redacted(profiles: dict[str, Profile]
     raw = f"<think>her id is {secret}</think><decision>none</decision><reply>Sure! It's {secret}.</reply>"
     with ScriptedChatServer(lambda request: raw) as server:
         user = LLMUser(client=ChatClient(base_url=server.base_url, model="scripted-model", max_retries=0))
-        environment = KnowUEnv(split="personalized", task="buy_cola@student", user=user, screenshot=False)
+        environment = KnowUEnv(family="personalized", task="buy_cola@student", user=user, screenshot=False)
         try:
             environment.reset(seed=0)
             obs, *_ = environment.step({"action_type": "ask_user", "text": "Which cola do you like?"})

@@ -84,7 +84,7 @@ def test_observation_shows_the_request_and_the_logs_only(env: KnowUEnv) -> None:
 
 
 def test_rag_memory_and_noisy_logs() -> None:
-    environment = KnowUEnv(split="personalized", task="buy_cola@student", memory="rag", top_k=5, screenshot=False)
+    environment = KnowUEnv(family="personalized", task="buy_cola@student", memory="rag", top_k=5, screenshot=False)
     try:
         obs, _ = environment.reset(seed=0)
         lines = obs["logs"].splitlines()
@@ -93,7 +93,7 @@ def test_rag_memory_and_noisy_logs() -> None:
         assert any("cola" in line.lower() or "coke" in line.lower() or "pepsi" in line.lower() for line in lines)
     finally:
         environment.close()
-    noisy = KnowUEnv(split="personalized", task="buy_cola@student", log_source="noise", screenshot=False)
+    noisy = KnowUEnv(family="personalized", task="buy_cola@student", log_source="noise", screenshot=False)
     try:
         obs, _ = noisy.reset(seed=0)
         assert len(obs["logs"].splitlines()) == len(load_logs("student", "noise")) > len(everything)
@@ -108,7 +108,7 @@ def test_a_users_own_profile_file_and_logs(tmp_path: Path) -> None:
     logs = tmp_path / "alice_log.json"
     logs.write_text(json.dumps([{"time": "2026-03-01 08:00", "location": "Home", "action": "ordered Pepsi Zero",
                                  "label": "signal", "category": "shopping"}]), encoding="utf-8")
-    environment = KnowUEnv(split="personalized", profile=str(profile), logs=str(logs), task_set="project",
+    environment = KnowUEnv(family="personalized", profile=str(profile), logs=str(logs), task_set="project",
                            screenshot=False)
     try:
         assert environment.num_tasks > 10 and all(t.task_id.endswith("@alice") for t in environment.tasks)
@@ -119,9 +119,9 @@ def test_a_users_own_profile_file_and_logs(tmp_path: Path) -> None:
     finally:
         environment.close()
     with pytest.raises(Exception, match=r"logs=<path"):
-        KnowUEnv(split="personalized", profile=str(profile), task_set="project", screenshot=False)
+        KnowUEnv(family="personalized", profile=str(profile), task_set="project", screenshot=False)
     with pytest.raises(ProfileError, match="available roles: .*student"):
-        KnowUEnv(split="personalized", profile="nobody", screenshot=False)
+        KnowUEnv(family="personalized", profile="nobody", screenshot=False)
 
 
 def test_simulated_user_answers_clarifications_from_the_profile(env: KnowUEnv) -> None:

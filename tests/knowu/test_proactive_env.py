@@ -126,14 +126,14 @@ def test_task_selection_by_routine_and_role() -> None:
         assert obs["user_reply"] and not terminated and inner.trace.actions[-1]["user_decision"] in ("accept", "reject")
     finally:
         environment.close()
-    family = KnowUEnv(split="proactive", task="weekend_sleeper", screenshot=False)
+    family = KnowUEnv(family="proactive", task="weekend_sleeper", screenshot=False)
     try:
         assert [t.task_id for t in family.tasks] == [f"weekend_sleeper@{r}" for r in
                                                      ("researcher", "developer", "student", "grandma")]
     finally:
         family.close()
     with pytest.raises(ValueError, match=r"did you mean weekend_sleeper@student.*roles: .*student"):
-        KnowUEnv(split="proactive", task="weekend_sleper@student", screenshot=False)
+        KnowUEnv(family="proactive", task="weekend_sleper@student", screenshot=False)
 
 
 def test_acting_after_a_rejection_scores_zero(env: KnowUEnv) -> None:
@@ -177,7 +177,7 @@ def test_llm_user_decision_is_parsed_and_its_reasoning_stays_hidden() -> None:
     raw = "<think>SECRET-REASONING: she has the habit</think><decision>accept</decision><reply>Sure, do it.</reply>"
     with _scripted(raw) as server:
         user = LLMUser(client=ChatClient(base_url=server.base_url, model="scripted-model", max_retries=0))
-        environment = KnowUEnv(split="proactive", task="battery_saver@developer", user=user, screenshot=False)
+        environment = KnowUEnv(family="proactive", task="battery_saver@developer", user=user, screenshot=False)
         try:
             environment.reset(seed=0)
             obs, _, _, _, info = environment.step({"action_type": "ask_user", "text": "Turn on Battery Saver?"})
@@ -193,7 +193,7 @@ def test_llm_user_decision_is_parsed_and_its_reasoning_stays_hidden() -> None:
 def test_llm_judge_scores_and_a_dead_judge_is_labelled() -> None:
     with _scripted("The reply fits the rubric. <score>0.5</score>") as server:
         judge = RubricJudge(ChatClient(base_url=server.base_url, model="scripted-model", max_retries=0))
-        environment = KnowUEnv(split="proactive", task="clock_out@developer", judge=judge, screenshot=False)
+        environment = KnowUEnv(family="proactive", task="clock_out@developer", judge=judge, screenshot=False)
         try:
             info = run(environment, OraclePolicy(environment), 0)
             metrics = info["metrics"]
@@ -203,7 +203,7 @@ def test_llm_judge_scores_and_a_dead_judge_is_labelled() -> None:
         finally:
             environment.close()
     dead = RubricJudge(ChatClient(base_url="http://127.0.0.1:9", model="m", max_retries=0, timeout=2))
-    environment = KnowUEnv(split="proactive", task="clock_out@developer", judge=dead, screenshot=False)
+    environment = KnowUEnv(family="proactive", task="clock_out@developer", judge=dead, screenshot=False)
     try:
         metrics = run(environment, OraclePolicy(environment), 0)["metrics"]
         assert metrics["judge"] == "fallback-after-error" and metrics["judge_error"]

@@ -65,7 +65,7 @@ PLAN: list[Step] = [
 
 @pytest.fixture(scope="module")
 def end() -> Iterator[EndState]:
-    with closing(KnowUEnv(split="general", tasks=[WorldTask()], screenshot=False, max_steps=400)) as env:
+    with closing(KnowUEnv(family="general", tasks=[WorldTask()], screenshot=False, max_steps=400)) as env:
         run_oracle(env, "state_probe", PLAN)
         env.trace.dialogue.clear()
         yield read_state(env.phone, env.trace)

@@ -40,8 +40,8 @@ class Pair:
     def __init__(self, split: str) -> None:
         # the project's tasks: on the embedded cards' cart tasks the text layout of the three-item Taodian cart bar
         # ("Delete selected", total, "Checkout") gives "Delete selected" other bounds than Chromium (open)
-        self.browser = KnowUEnv(split=split, task_set="project", screenshot=False)
-        self.text = KnowUEnv(split=split, task_set="project", render="text")
+        self.browser = KnowUEnv(family=split, task_set="project", screenshot=False)
+        self.text = KnowUEnv(family=split, task_set="project", render="text")
         self.states = 0
         self.differences: Counter[str] = Counter()
         self.apps: set[str] = set()
@@ -180,7 +180,7 @@ def test_every_policy_scores_the_same_on_every_task(pairs: dict[str, Pair], spli
 
 # --------------------------------------------------------------------------------------------------- the mode
 def test_text_mode_has_no_screenshot_and_refuses_one() -> None:
-    env = KnowUEnv(split="general", render="text")
+    env = KnowUEnv(family="general", render="text")
     try:
         assert "screenshot" not in env.observation_space.spaces
         obs, _ = env.reset(seed=0)
@@ -190,6 +190,6 @@ def test_text_mode_has_no_screenshot_and_refuses_one() -> None:
         env.close()
     for bad in ({"screenshot": True}, {"render_mode": "rgb_array"}, {"backend": "android"}):
         with pytest.raises(InputError, match="render='text'"):
-            KnowUEnv(split="general", render="text", **bad)
+            KnowUEnv(family="general", render="text", **bad)
     with pytest.raises(InputError, match="render must be one of"):
-        KnowUEnv(split="general", render="pixels")
+        KnowUEnv(family="general", render="pixels")

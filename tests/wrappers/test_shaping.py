@@ -130,7 +130,7 @@ def _proactive_env(applies: bool, user: SimulatedUser | None = None):
                  if getattr(getattr(t, "spec", t), "routine_applies", None) is applies][:1]
     except (NotImplementedError, ValueError) as exc:
         pytest.skip(f"the KnowU proactive split is not wired into KnowUEnv yet ({exc})")
-    env = KnowUEnv(split="proactive", tasks=tasks, user=user, screenshot=False, max_steps=6)
+    env = KnowUEnv(family="proactive", tasks=tasks, user=user, screenshot=False, max_steps=6)
     return env
 
 

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from personal_envs.core.errors import InputError
 from personal_envs.knowu.official.registry import (
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from personal_envs.knowu.task import PhoneTask
 
 TASK_SETS: tuple[str, ...] = ("official", "embedded", "project")
+#: Built variants an env keeps (:class:`LazyVariants`).
+VARIANT_CACHE = 256
 _OFFICIAL_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*Task$")
 
 
@@ -109,8 +112,9 @@ def resolve_official(
     log_source: str = "clean",
     personas: str | os.PathLike[str] | PersonaSet | None = None,
     **options: Any,
-) -> list[PhoneTask] | None:
-    """The official tasks the env arguments select, or ``None`` when the project's tasks run."""
+) -> Sequence[PhoneTask] | None:
+    """The official tasks the env arguments select (built on first use: :class:`LazyVariants`), or ``None`` when
+    the project's tasks run."""
     if task_set is not None and task_set not in TASK_SETS:
         raise InputError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
     if personas is not None and task_set == "project":
@@ -153,7 +157,7 @@ def _project_request(names: list[str], profile: str | os.PathLike[str] | None) -
 
 def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str] | None,
               profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
-              options: dict[str, Any]) -> list[PhoneTask]:
+              options: dict[str, Any]) -> LazyVariants:
     """The embedded cards on ``personas`` (default: the default personas)."""
     from personal_envs.knowu.official.embedded import embedded_source
     from personal_envs.knowu.personas import default_personas
@@ -161,18 +165,57 @@ def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str]
     return _build(split, embedded_source(), personas or default_personas(), task, profile, logs, log_source, options)
 
 
+class LazyVariants(Sequence["PhoneTask"]):
+    """Variant names whose tasks are built on first use; the ``cache`` most recently used stay built.
+
+    An env over many personas (a 64-persona train split has over 1,000 routine variants) opens without building
+    them; indexing or iterating builds what it reaches (iterating builds every variant, once each while it stays in
+    the cache).
+    """
+
+    def __init__(self, names: Sequence[str], build: Callable[[str], PhoneTask], cache: int = VARIANT_CACHE) -> None:
+        self.names: tuple[str, ...] = tuple(names)
+        self._build = build
+        self._cache = cache
+        self._built: OrderedDict[str, PhoneTask] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> PhoneTask: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PhoneTask]: ...
+
+    def __getitem__(self, index: int | slice) -> PhoneTask | list[PhoneTask]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        name = self.names[index]
+        built = self._built.get(name)
+        if built is None:
+            built = self._build(name)
+            self._built[name] = built
+            if len(self._built) > self._cache:
+                self._built.popitem(last=False)
+        self._built.move_to_end(name)
+        return built
+
+
 def _build(split: str, source: TaskSource, personas: PersonaSet, task: str | Sequence[str] | None,
            profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
-           options: dict[str, Any]) -> list[PhoneTask]:
+           options: dict[str, Any]) -> LazyVariants:
     custom = profile is not None and not _is_role(profile, personas.ids())
     ids = official_ids(split, source, personas, task, profile)
     if logs is not None and not custom:
         raise InputError("logs= goes with profile=<official-format profile YAML>")
-    tasks: list[PhoneTask] = []
-    for name in ids:
+
+    def build(name: str) -> PhoneTask:
         if custom:
-            tasks.append(build_variant(name, source, None, profile=profile, logs=logs, log_source=log_source,
-                                       **options))
-        else:
-            tasks.append(build_variant(name, source, personas, log_source=log_source, **options))
-    return tasks
+            return build_variant(name, source, None, profile=profile, logs=logs, log_source=log_source, **options)
+        return build_variant(name, source, personas, log_source=log_source, **options)
+
+    variants = LazyVariants(ids, build)
+    if variants:
+        variants[0]  # a variant the arguments cannot build fails here, when the env opens
+    return variants

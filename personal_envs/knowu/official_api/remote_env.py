@@ -38,7 +38,7 @@ class KnowUServerEnv(PersonalEnv):
     """A KnowU split on a server speaking the official API.
 
     Args:
-        split: ``"general"``, ``"personalized"`` or ``"proactive"`` (the server's tasks tagged ``general``,
+        family: ``"general"``, ``"personalized"`` or ``"proactive"`` (the server's tasks tagged ``general``,
             ``preference`` or ``routine``).
         server_url: The server's base URL (the official server listens on 6800).
         task: One official task name or several; default every task of the split the server lists.
@@ -48,14 +48,15 @@ class KnowUServerEnv(PersonalEnv):
         timeout_s: Limit for one request (task initialisation can take minutes on a real emulator).
     """
 
-    def __init__(self, split: str = "general", server_url: str = "http://127.0.0.1:6800",
+    def __init__(self, family: str = "general", server_url: str = "http://127.0.0.1:6800",
                  task: str | Sequence[str] | None = None, device: str = DEFAULT_DEVICE, max_steps: int = 50,
                  screenshot: bool = True, screenshot_scale: float = 1 / 3, ui_hierarchy: bool = True,
                  timeout_s: float = 600.0, render_mode: str | None = None, **_: Any) -> None:
         super().__init__(KNOWU_ACTIONS, max_steps, render_mode=render_mode)
-        if split not in SPLIT_TAG:
-            raise ValueError(f"split must be one of {sorted(SPLIT_TAG)}, got {split!r}")
-        self.split, self.server_url, self.device = split, server_url.rstrip("/"), device
+        if family not in SPLIT_TAG:
+            raise ValueError(f"family must be one of {sorted(SPLIT_TAG)}, got {family!r}")
+        self.split = split = family
+        self.server_url, self.device = server_url.rstrip("/"), device
         self.timeout_s = timeout_s
         self.include_screenshot, self.ui_hierarchy = screenshot, ui_hierarchy
         self.screenshot_scale = screenshot_scale

@@ -145,7 +145,7 @@ class SimulatedPhoneService:
             from personal_envs.knowu.env import KnowUEnv
 
             config = self.log_config
-            env = KnowUEnv(split=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
+            env = KnowUEnv(family=split, data_dir=self.data_dir, screenshot=True, screenshot_scale=1.0,
                            image_format="png", ui_hierarchy=True, log_source=config["source"],
                            memory=config["mode"], top_k=config["top_k"])
             self._envs[split] = env

@@ -26,13 +26,13 @@ RUN_SLOW = os.environ.get("PERSONAL_ENVS_SLOW_TESTS", "1") == "1"
 
 @pytest.fixture(scope="module")
 def preference_env() -> Iterator[KnowUEnv]:
-    with closing(KnowUEnv(split="personalized", task_set="embedded", screenshot=False)) as environment:
+    with closing(KnowUEnv(family="personalized", task_set="embedded", screenshot=False)) as environment:
         yield environment
 
 
 @pytest.fixture(scope="module")
 def routine_env() -> Iterator[KnowUEnv]:
-    with closing(KnowUEnv(split="proactive", task_set="embedded", screenshot=False)) as environment:
+    with closing(KnowUEnv(family="proactive", task_set="embedded", screenshot=False)) as environment:
         yield environment
 
 

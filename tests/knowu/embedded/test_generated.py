@@ -49,7 +49,7 @@ def personas(release: Path) -> PersonaSet:
 
 
 def _env(family: str, release: Path) -> KnowUEnv:
-    return KnowUEnv(split=family, personas=str(release), task_set="embedded", screenshot=False)
+    return KnowUEnv(family=family, personas=str(release), task_set="embedded", screenshot=False)
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +146,6 @@ def test_always_silent_sr_is_the_fraction_of_routines_whose_habit_does_not_apply
 
 def test_a_folder_without_personas_and_personas_with_project_tasks_are_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="holds no personas"):
-        KnowUEnv(split="proactive", personas=str(tmp_path), screenshot=False)
+        KnowUEnv(family="proactive", personas=str(tmp_path), screenshot=False)
     with pytest.raises(InputError, match="personas="):
-        KnowUEnv(split="proactive", personas="default", task_set="project", screenshot=False)
+        KnowUEnv(family="proactive", personas="default", task_set="project", screenshot=False)

@@ -143,7 +143,7 @@ def test_the_general_user_knows_the_request_and_the_date_only() -> None:
 
 @pytest.fixture(scope="module")
 def envs() -> Iterator[dict[str, KnowUEnv]]:
-    made = {family: KnowUEnv(split=family, task_set="embedded", screenshot=False)
+    made = {family: KnowUEnv(family=family, task_set="embedded", screenshot=False)
             for family in ("general", "personalized", "proactive")}
     try:
         yield made
@@ -188,7 +188,7 @@ def test_an_llm_user_that_leaks_is_redacted_by_the_env(family: str, monkeypatch:
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "m")
         split_tasks = _tasks("preference" if family == "personalized" else "routine")
         task_id = next(t.task_id for t in split_tasks if t.task_id.endswith("@engineer"))
-        with closing(KnowUEnv(split=family, task_set="embedded", task=task_id, screenshot=False,
+        with closing(KnowUEnv(family=family, task_set="embedded", task=task_id, screenshot=False,
                               user="llm")) as env:
             env.reset()
             obs, *_ = env.step({"action_type": "ask_user", "text": "Shall I do it? How can I reach you?"})

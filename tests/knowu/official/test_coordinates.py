@@ -37,7 +37,7 @@ def test_conversion_is_the_official_agents() -> None:
 def test_the_same_taps_solve_an_official_task_in_both_conventions(official_dir: Path) -> None:
     actions, score = oracle_actions(official_dir, "general", "BatterySaverGeneralTask")
     assert score == 1.0 and any(a["action_type"] in OFFICIAL_COORDINATE_ARGS for a in actions)
-    env = KnowUEnv(split="general", task="BatterySaverGeneralTask", data_dir=str(official_dir), screenshot=False,
+    env = KnowUEnv(family="general", task="BatterySaverGeneralTask", data_dir=str(official_dir), screenshot=False,
                    coords="official")
     try:
         assert "coordinate" in env.tool_schemas()[0]["function"]["parameters"]["properties"]

@@ -31,7 +31,7 @@ from tests.knowu.helpers import run_oracle as run
 
 @pytest.fixture(scope="module")
 def env(official_dir: Path) -> Iterator[KnowUEnv]:
-    environment = KnowUEnv(split="general", data_dir=str(official_dir), screenshot=False)
+    environment = KnowUEnv(family="general", data_dir=str(official_dir), screenshot=False)
     yield environment
     environment.close()
 
@@ -42,7 +42,7 @@ def any_env(request: pytest.FixtureRequest) -> Iterator[KnowUEnv]:
     data_dir = None
     if request.param == "official":
         data_dir = str(request.getfixturevalue("official_dir"))
-    environment = KnowUEnv(split="general", task_set=request.param, data_dir=data_dir, screenshot=False)
+    environment = KnowUEnv(family="general", task_set=request.param, data_dir=data_dir, screenshot=False)
     yield environment
     environment.close()
 
@@ -247,7 +247,7 @@ def test_invite_reply_without_acceptance_gets_the_calendar_part_only(any_env: Kn
 
 
 def test_project_tasks_stay_available_by_their_names(official_dir: Path) -> None:
-    project = KnowUEnv(split="general", task="battery_saver", data_dir=str(official_dir), screenshot=False)
+    project = KnowUEnv(family="general", task="battery_saver", data_dir=str(official_dir), screenshot=False)
     try:
         assert [t.task_id for t in project.tasks] == ["battery_saver"] and project.task_set_label == PROJECT_LABEL
     finally:
@@ -297,7 +297,7 @@ def test_by_default_an_answer_counts_only_behind_its_lookup(official_dir: Path, 
     earns, under ``protocol="paper"`` what the official check gives it.  The oracle looks up first: 1.0."""
     scores = {}
     for protocol in (None, "paper"):
-        env = KnowUEnv(split="general", task=task_id, data_dir=str(official_dir), screenshot=False,
+        env = KnowUEnv(family="general", task=task_id, data_dir=str(official_dir), screenshot=False,
                        protocol=protocol, ui_hierarchy=True)
         try:
             obs, _ = env.reset()

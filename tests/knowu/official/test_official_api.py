@@ -32,7 +32,7 @@ def server(official_dir: Path) -> Iterator[KnowUApiServer]:
 
 def oracle_actions(official_dir: Path, split: str, name: str) -> tuple[list[dict[str, Any]], float]:
     """The oracle's actions on the simulator for task ``name``, and the simulator's score for them."""
-    env = KnowUEnv(split=split, task=name, data_dir=str(official_dir), screenshot=False)
+    env = KnowUEnv(family=split, task=name, data_dir=str(official_dir), screenshot=False)
     try:
         obs, info = env.reset(seed=0, options={"task_index": 0})
         policy = make_oracle(env)

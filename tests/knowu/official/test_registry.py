@@ -126,13 +126,13 @@ def test_without_a_release_official_names_and_the_default_run_the_embedded_cards
 
 
 def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> None:
-    env = KnowUEnv(split="proactive", task=f"{ROUTINE}@developer", data_dir=str(official_dir), screenshot=False)
+    env = KnowUEnv(family="proactive", task=f"{ROUTINE}@developer", data_dir=str(official_dir), screenshot=False)
     try:
         assert [t.task_id for t in env.tasks] == [f"{ROUTINE}@developer"]
         assert env.task_set_label == OFFICIAL_LABEL
     finally:
         env.close()
-    project = KnowUEnv(split="proactive", task="weekend_sleeper@student", data_dir=str(official_dir),
+    project = KnowUEnv(family="proactive", task="weekend_sleeper@student", data_dir=str(official_dir),
                        screenshot=False)
     try:
         assert project.task_set_label == PROJECT_LABEL

@@ -191,7 +191,7 @@ def test_identity_and_contact_requests_are_still_refused(name: str, role: str) -
 
 
 def test_through_the_env_the_default_user_answers_from_the_official_role(official_dir: Path) -> None:
-    env = KnowUEnv(split="personalized", data_dir=str(official_dir), task="BuyColaPreferenceTask@developer",
+    env = KnowUEnv(family="personalized", data_dir=str(official_dir), task="BuyColaPreferenceTask@developer",
                    screenshot=False)
     try:
         env.reset()

@@ -26,7 +26,7 @@ ORACLE_SUCCESSES = 86
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False)) as environment:
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), screenshot=False)) as environment:
         yield environment
 
 
@@ -67,7 +67,7 @@ def test_with_a_judge_that_agrees_the_oracle_succeeds_on_all_86() -> None:
     with ScriptedChatServer(lambda request: "<think>matches</think><score>1.0</score>") as server:
         judge = OfficialPreferenceJudge(JudgeProtocol.from_release(RELEASE),
                                         ChatClient(base_url=server.base_url, model="m"))
-        with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False,
+        with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), screenshot=False,
                               judge=judge)) as environment:
             results = [run_oracle(environment, task.task_id)["metrics"] for task in environment.tasks]
         assert len(server.requests) == 86

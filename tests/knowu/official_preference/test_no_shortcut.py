@@ -21,7 +21,7 @@ FINISH: dict[str, Any] = {"action_type": "finished"}
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    environment = KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False)
+    environment = KnowUEnv(family="personalized", data_dir=str(RELEASE), screenshot=False)
     yield environment
     environment.close()
 
@@ -52,7 +52,7 @@ def test_asking_or_repeating_the_observation_earns_nothing_over_finishing(env: K
 def test_the_paper_protocol_keeps_the_official_ask_bonus_of_sort_files() -> None:
     scores = {}
     for protocol in (None, "paper"):
-        environment = KnowUEnv(split="personalized", task="SortFilesByHabitPreferenceAskUserTask@developer",
+        environment = KnowUEnv(family="personalized", task="SortFilesByHabitPreferenceAskUserTask@developer",
                                data_dir=str(RELEASE), screenshot=False, protocol=protocol)
         try:
             scores[protocol] = _score(environment, 0, "ask")

@@ -36,7 +36,7 @@ def test_a_real_model_plays_the_official_user(split: str, task: str, tmp_path: P
     with LocalModelServer(chat_format="chatml", ctx=8192, threads=2, log_path=tmp_path / "server.log") as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", server.model_name)
-        env = KnowUEnv(split=split, task=task, data_dir=str(RELEASE), screenshot=False, user="llm")
+        env = KnowUEnv(family=split, task=task, data_dir=str(RELEASE), screenshot=False, user="llm")
         try:
             env.reset()
             first, *_ = env.step({"action_type": "ask_user", "text": "What should I focus on?"})

@@ -42,7 +42,7 @@ def _profile(role: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), screenshot=False)) as environment:
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), screenshot=False)) as environment:
         yield environment
 
 

@@ -93,7 +93,7 @@ def test_the_preference_llm_user_gets_the_official_prompt_dialogue_and_sampling(
     with ScriptedChatServer(responder) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "m")
-        env = KnowUEnv(split="personalized", task="SearchTopInfoPreferenceAskUserTask@grandma",
+        env = KnowUEnv(family="personalized", task="SearchTopInfoPreferenceAskUserTask@grandma",
                        data_dir=str(RELEASE), screenshot=False, user="llm")
         try:
             _, info = env.reset()
@@ -120,7 +120,7 @@ def test_the_general_llm_user_gets_the_official_general_prompt(monkeypatch: pyte
     with ScriptedChatServer(lambda request: "Sorry, I can't provide more information.") as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("PERSONAL_ENVS_LLM_MODEL", "m")
-        env = KnowUEnv(split="general", task="BatterySaverGeneralTask", data_dir=str(RELEASE), screenshot=False,
+        env = KnowUEnv(family="general", task="BatterySaverGeneralTask", data_dir=str(RELEASE), screenshot=False,
                        user="llm")
         try:
             env.reset()
@@ -135,7 +135,7 @@ def test_the_general_llm_user_gets_the_official_general_prompt(monkeypatch: pyte
 
 
 def test_the_deterministic_general_user_knows_the_request_and_the_official_date_only() -> None:
-    env = KnowUEnv(split="general", task="BatterySaverGeneralTask", data_dir=str(RELEASE), screenshot=False)
+    env = KnowUEnv(family="general", task="BatterySaverGeneralTask", data_dir=str(RELEASE), screenshot=False)
     try:
         env.reset()
         assert isinstance(env.user, OfficialGeneralUser)

@@ -102,7 +102,7 @@ def _android_env(task: str, **kwargs: object) -> tuple[KnowUEnv, _Device]:
 
 
 def test_an_official_commute_places_the_emulator_as_the_official_code_does(fake_adb: Path) -> None:
-    env, device = _android_env("CommuteRoutingSunnyTask@developer", split="personalized", data_dir=str(ANCHORS))
+    env, device = _android_env("CommuteRoutingSunnyTask@developer", family="personalized", data_dir=str(ANCHORS))
     try:
         env.reset()
         task = env.task
@@ -121,7 +121,7 @@ def test_an_official_commute_places_the_emulator_as_the_official_code_does(fake_
 
 
 def test_official_tasks_without_a_location_set_none(fake_adb: Path) -> None:
-    env, device = _android_env("BuyColaPreferenceTask@developer", split="personalized", data_dir=str(ANCHORS))
+    env, device = _android_env("BuyColaPreferenceTask@developer", family="personalized", data_dir=str(ANCHORS))
     try:
         env.reset()
         assert not fake_adb.exists() and env.backend.last_geo_fix is None  # type: ignore[attr-defined]
@@ -139,7 +139,7 @@ def test_official_tasks_without_a_location_set_none(fake_adb: Path) -> None:
 
 def test_a_failed_location_fix_warns_and_the_episode_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")  # no adb at all
-    env, _ = _android_env("LateNightCommuteTask@student", split="personalized", data_dir=str(ANCHORS))
+    env, _ = _android_env("LateNightCommuteTask@student", family="personalized", data_dir=str(ANCHORS))
     try:
         with pytest.warns(UserWarning, match="official location fix failed"):
             env.reset()

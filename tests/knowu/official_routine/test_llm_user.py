@@ -22,7 +22,7 @@ def test_the_llm_user_gets_the_official_prompt_dialogue_and_sampling() -> None:
     def responder(request: dict[str, Any]) -> str:
         return next(replies)
 
-    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=str(ANCHORS), screenshot=False)
+    env = KnowUEnv(family="proactive", task="WeekendSleeperTask@student", data_dir=str(ANCHORS), screenshot=False)
     with ScriptedChatServer(responder) as server:
         client = ChatClient(base_url=server.base_url, model="m", max_retries=1, backoff_s=0.01, timeout=10)
         try:

@@ -54,7 +54,7 @@ def _asked(text: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def env() -> Any:
-    environment = KnowUEnv(split="proactive", data_dir=str(ANCHORS), screenshot=False)
+    environment = KnowUEnv(family="proactive", data_dir=str(ANCHORS), screenshot=False)
     yield environment
     environment.close()
 
@@ -96,7 +96,7 @@ def test_a_persona_dropped_into_the_release_gets_no_shortcut_either(tmp_path: Pa
     (package / "user_profile" / "quenby.yaml").write_text(yaml.safe_dump(NEW_PERSONA, allow_unicode=True),
                                                           encoding="utf-8")
     (package / "user_logs" / "quenby.json").write_text(json.dumps(NEW_LOGS), encoding="utf-8")
-    env = KnowUEnv(split="proactive", data_dir=str(release), profile="quenby", screenshot=False)
+    env = KnowUEnv(family="proactive", data_dir=str(release), profile="quenby", screenshot=False)
     try:
         assert env.num_tasks == 16 and all(t.task_id.endswith("@quenby") for t in env.tasks)
         silent = _scores(env, [FINISH])
@@ -111,7 +111,7 @@ def test_paper_protocol_keeps_the_official_parser_and_its_quirk() -> None:
     """Officially the first answered exchange decides and an untagged reply is a rejection: with the deterministic
     user (which tags proposals only) the phone question then ``finished`` scores 1.0 on every variant whose habit
     applies, as the README states; the default protocol reads decided exchanges only."""
-    env = KnowUEnv(split="proactive", task=["WeekendSleeperTask", "BatterySaverRoutineTask"], data_dir=str(ANCHORS),
+    env = KnowUEnv(family="proactive", task=["WeekendSleeperTask", "BatterySaverRoutineTask"], data_dir=str(ANCHORS),
                    protocol="paper", screenshot=False)
     try:
         silent = _scores(env, [FINISH])
@@ -127,7 +127,7 @@ def test_a_weather_answer_must_come_from_a_lookup_in_the_default_protocol() -> N
     check accepts any weather word, so it beat silence by one variant.  By default the weather must be looked up;
     ``protocol="paper"`` scores as officially."""
     for protocol, dumped in ((None, 0.0), ("paper", 1.0)):
-        env = KnowUEnv(split="proactive", task="MorningWeatherCheckTask@grandma", data_dir=str(ANCHORS),
+        env = KnowUEnv(family="proactive", task="MorningWeatherCheckTask@grandma", data_dir=str(ANCHORS),
                        screenshot=False, protocol=protocol, ui_hierarchy=True)
         try:
             assert env.task.routine_applies

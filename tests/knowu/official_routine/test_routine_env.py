@@ -54,7 +54,7 @@ def _run(policy_factory: Callable[[KnowUEnv], Any], env: KnowUEnv) -> list[pm.Ep
 
 @pytest.fixture(scope="module")
 def env() -> Any:
-    environment = KnowUEnv(split="proactive", data_dir=DATA, screenshot=False)
+    environment = KnowUEnv(family="proactive", data_dir=DATA, screenshot=False)
     yield environment
     environment.close()
 
@@ -109,7 +109,7 @@ def test_always_silent_and_always_act_give_the_figures_the_official_files_imply(
 
 
 def test_a_respected_rejection_scores_one_and_the_llm_free_user_ignores_wording() -> None:
-    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@developer", data_dir=DATA, screenshot=False)
+    env = KnowUEnv(family="proactive", task="WeekendSleeperTask@developer", data_dir=DATA, screenshot=False)
     try:
         env.reset()
         # a proposal without any of the routine's words: the user still decides by the habit (none here)
@@ -124,7 +124,7 @@ def test_a_respected_rejection_scores_one_and_the_llm_free_user_ignores_wording(
         assert reward == 0.0  # acting after the rejection
     finally:
         env.close()
-    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, screenshot=False)
+    env = KnowUEnv(family="proactive", task="WeekendSleeperTask@student", data_dir=DATA, screenshot=False)
     try:
         env.reset()
         # a clarifying question is answered, and it is no decision: no tag, and not read as a rejection
@@ -179,7 +179,7 @@ def test_a_new_persona_runs_all_16_routines_and_its_identity_never_reaches_the_a
     profile_file.write_text(yaml.safe_dump(NEW_PERSONA, allow_unicode=True), encoding="utf-8")
     logs_file.write_text(json.dumps(NEW_LOGS), encoding="utf-8")
     names = sorted(task_habit_keys())
-    env = KnowUEnv(split="proactive", task=names, profile=str(profile_file), logs=str(logs_file), data_dir=DATA,
+    env = KnowUEnv(family="proactive", task=names, profile=str(profile_file), logs=str(logs_file), data_dir=DATA,
                    screenshot=False)
     secrets = ("Quenby", "Marchetti", "347-918", "quenby.zx", "ZQX-88412", "Vetreria", "Glassblower")
     try:
@@ -224,7 +224,7 @@ def test_paper_protocol_preset() -> None:
     from personal_envs.knowu.official.user_logs import log_context
 
     noisy = json.loads((ANCHORS / "src/knowu_bench/user_logs/student_noise_25pct.json").read_text(encoding="utf-8"))
-    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper")
+    env = KnowUEnv(family="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper")
     try:
         obs, _ = env.reset()
         assert obs["ui_xml"] == "" and obs["screenshot"].shape[2] == 3
@@ -233,7 +233,7 @@ def test_paper_protocol_preset() -> None:
         assert info["metrics"]["log_source"] == "noise" and info["metrics"]["memory"] == "all"
     finally:
         env.close()
-    env = KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper",
+    env = KnowUEnv(family="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="paper",
                    memory="rag", ui_hierarchy=True, screenshot=False)
     try:
         obs, _ = env.reset()
@@ -243,4 +243,4 @@ def test_paper_protocol_preset() -> None:
     finally:
         env.close()
     with pytest.raises(ValueError, match="protocol"):
-        KnowUEnv(split="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="nope")
+        KnowUEnv(family="proactive", task="WeekendSleeperTask@student", data_dir=DATA, protocol="nope")

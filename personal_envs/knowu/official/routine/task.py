@@ -46,6 +46,12 @@ PUBLIC_PAGES: tuple[tuple[str, str, str], ...] = (
      "Shanghai weather today: light rain, high 24 \u00b0C, low 19 \u00b0C, humid."),
     ("https://weather.example.com/guangzhou", "Guangzhou Weather Today",
      "Guangzhou weather today: thunderstorms, high 31 \u00b0C, low 25 \u00b0C."),
+    ("https://weather.example.com/chengdu", "Chengdu Weather Today",
+     "Chengdu weather today: overcast, high 25 \u00b0C, low 17 \u00b0C."),
+    ("https://weather.example.com/wuhan", "Wuhan Weather Today",
+     "Wuhan weather today: sunny, high 30 \u00b0C, low 21 \u00b0C."),
+    ("https://weather.example.com/nanjing", "Nanjing Weather Today",
+     "Nanjing weather today: showers, high 26 \u00b0C, low 20 \u00b0C."),
     ("https://news.example.com/", "City News", "Local headlines: metro line extension opens next month."),
 )
 #: Mattermost channels of every routine variant (the team is the official server's, ``rules.MATTERMOST_TEAM``).

@@ -58,7 +58,7 @@ PATHS: dict[str, list[Step]] = {
 
 @pytest.fixture(scope="module")
 def env(official_dir: Path) -> Any:
-    with closing(KnowUEnv(split="general", task=NAME, data_dir=str(official_dir), render="text")) as environment:
+    with closing(KnowUEnv(family="general", task=NAME, data_dir=str(official_dir), render="text")) as environment:
         yield environment
 
 

@@ -76,7 +76,7 @@ def test_the_official_client_switches_the_logs_and_gets_the_official_goals(serve
     goal = client.get_task_goal(PREFERENCE)
     assert goal == official_goals("rag", "noise")[PREFERENCE] != default_goal
     routine = client.get_task_goal(ROUTINE)
-    env = KnowUEnv(split="proactive", task=ROUTINE, data_dir=str(official_dir), screenshot=False,
+    env = KnowUEnv(family="proactive", task=ROUTINE, data_dir=str(official_dir), screenshot=False,
                    log_source="noise", memory="rag")
     try:
         assert routine == env.tasks[0].instruction
@@ -126,7 +126,7 @@ def test_the_official_runner_scores_a_task_on_our_server(server: KnowUApiServer,
 def test_a_routine_is_scored_on_the_actions_the_client_sends(server: KnowUApiServer, official_dir: Path) -> None:
     """The official server scores a routine on the ``actions`` of ``/task/eval``, not on what reached ``/step``:
     a click the runner recorded (never executed) on a variant whose habit does not apply costs the whole score."""
-    env = KnowUEnv(split="proactive", data_dir=str(official_dir), screenshot=False)
+    env = KnowUEnv(family="proactive", data_dir=str(official_dir), screenshot=False)
     try:
         name = next(t.task_id for t in env.tasks if not t.routine_applies)  # type: ignore[attr-defined]
     finally:

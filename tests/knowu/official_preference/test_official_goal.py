@@ -82,7 +82,7 @@ def test_the_embedded_cards_frame_the_goal_in_the_projects_words() -> None:
 
     from personal_envs.knowu.env import KnowUEnv
 
-    with closing(KnowUEnv(split="personalized", task_set="embedded", screenshot=False, render="text")) as env:
+    with closing(KnowUEnv(family="personalized", task_set="embedded", screenshot=False, render="text")) as env:
         task = env.tasks[0]
         goal = task.official_goal()
     assert goal.startswith("## Activity logs of the user (past weeks)\n- [")

@@ -25,7 +25,7 @@ LOG_LINE = re.compile(r"^- \[\d{4}-\d\d-\d\d \d\d:\d\d\] \(.+\) \S")
 @pytest.mark.parametrize("memory", ["all", "rag"])
 def test_every_preference_variant_shows_the_official_goal(memory: str) -> None:
     official = official_goals(memory, "noise")
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), protocol="paper", memory=memory,
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), protocol="paper", memory=memory,
                           screenshot=False)) as env:
         assert len(env.tasks) == 86
         for index, task in enumerate(env.tasks):
@@ -37,14 +37,14 @@ def test_every_preference_variant_shows_the_official_goal(memory: str) -> None:
             logs = obs["instruction"].split("\n\n### USER INSTRUCTION\n")[0].splitlines()[1:]
             assert logs and all(LOG_LINE.match(line) for line in logs), task.task_id
     # outside the protocol, the instruction is the request and the logs a field of their own
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), task="BuyColaPreferenceTask@developer",
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), task="BuyColaPreferenceTask@developer",
                           screenshot=False)) as env:
         obs, _ = env.reset(seed=0)
         assert obs["instruction"] == env.tasks[0].instruction and LOG_LINE.match(obs["logs"])
 
 
 def test_the_paper_screenshot_is_the_devices_and_swipe_is_an_action() -> None:
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), protocol="paper",
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), protocol="paper",
                           task="BuyColaPreferenceTask@developer")) as env:
         obs, _ = env.reset(seed=0)
         assert obs["screenshot"].shape == (2400, 1080, 3)
@@ -52,6 +52,6 @@ def test_the_paper_screenshot_is_the_devices_and_swipe_is_an_action() -> None:
         assert "swipe" in {spec.name for spec in env.action_specs}
         obs, _, _, _, info = env.step({"action_type": "swipe", "direction": "up"})
         assert not info.get("action_error") and obs["screenshot"].shape == (2400, 1080, 3)
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), task="BuyColaPreferenceTask@developer")) as env:
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), task="BuyColaPreferenceTask@developer")) as env:
         obs, _ = env.reset(seed=0)
         assert obs["screenshot"].shape == (800, 360, 3)  # the default stays the cheap 360x800

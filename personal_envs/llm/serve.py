@@ -24,12 +24,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections import deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from personal_envs.llm.llama_launch import amx_flags, cpu_flags, extra_buffers_wanted
 
@@ -249,6 +251,9 @@ def serve(model: str | None, port: int, ctx: int, threads: int, chat_format: str
     sys.stdout.flush()
     tail: deque[str] = deque(maxlen=TAIL_LINES)
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # SIGTERM (kill PID, timeout, docker stop) stops the server as Ctrl-C does: without this the server outlived
+    # ``llm serve``, holding the port and, mid-request, a core (uvicorn waits for the request before it exits)
+    previous = _stop_on_sigterm()
     try:
         assert process.stdout is not None
         for raw in process.stdout:
@@ -263,8 +268,23 @@ def serve(model: str | None, port: int, ctx: int, threads: int, chat_format: str
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait(timeout=10)
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     if code != 0:
         print(f"error: {death_reason(code, tail, extra_bufts=buffers, flags=flags)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Any:
+    """Make SIGTERM raise KeyboardInterrupt (main thread only); the handler it replaced, or ``None``."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)

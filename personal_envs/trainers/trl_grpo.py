@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import keyword
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -24,7 +25,7 @@ from personal_envs.chat.env import ChatEnv
 from personal_envs.core.errors import InputError
 
 __all__ = ["ENDED", "ChatToolEnvironment", "environment_class", "environment_factory", "evaluate_model",
-           "prompt_dataset", "template_messages"]
+           "prompt_dataset", "template_messages", "wall_clock_budget"]
 
 #: What a tool call returns once the episode has ended (the env is not stepped again).
 ENDED = "The episode has ended; this call was not executed."
@@ -114,6 +115,33 @@ def prompt_dataset(env_id: str, seeds: Sequence[int], *, env_kwargs: Mapping[str
     finally:
         chat.close()
     return datasets.Dataset.from_list(rows)
+
+
+def wall_clock_budget(minutes: float) -> Any:
+    """A ``transformers.TrainerCallback`` that ends training at the first step end after ``minutes`` of training
+    (the step in progress finishes; what follows ``trainer.train()``, such as an evaluation, still runs).
+
+    The callback's ``stopped_at_step`` is the step training stopped at (``None`` while within the budget).
+    """
+    from transformers import TrainerCallback
+
+    class WallClockBudget(TrainerCallback):
+        def __init__(self) -> None:
+            self.minutes = float(minutes)
+            self.deadline: float | None = None
+            self.stopped_at_step: int | None = None
+
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            self.deadline = time.monotonic() + self.minutes * 60.0
+            return control
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+            if self.deadline is not None and time.monotonic() >= self.deadline and not control.should_training_stop:
+                control.should_training_stop = True
+                self.stopped_at_step = int(state.global_step)
+            return control
+
+    return WallClockBudget()
 
 
 # ---------------------------------------------------------------------------------------------- tool methods

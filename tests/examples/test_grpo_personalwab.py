@@ -28,10 +28,13 @@ def test_quick_grpo_run_trains_one_step_and_reports_both_evaluations(tmp_path):
                                text=True, timeout=1800, env={**os.environ, "TMPDIR": str(tmp_path)})
     assert completed.returncode == 0, completed.stderr[-3000:]
     report = json.loads(out.read_text())
-    assert report["steps"] == 1 and report["generations"] == 2
+    assert report["steps"] == report["steps_done"] == 1 and report["generations"] == 2
+    assert report["stopped_by_budget"] is False and report["test_tasks"] == 2
     for name in ("before", "after"):
         row = report[name]
         assert row["episodes"] == 2
         assert 0.0 <= row["function_accuracy"] <= 1.0 and 0.0 <= row["result_accuracy"] <= 1.0
     assert len(report["train_log"]) == 1 and "reward" in report["train_log"][0]
     assert "| before |" in completed.stdout and "| after |" in completed.stdout
+    assert "trained 1 of 1 steps" in completed.stdout
+    assert out.with_suffix(".png").read_bytes().startswith(b"\x89PNG")  # the reward curve

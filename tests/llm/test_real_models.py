@@ -189,3 +189,49 @@ def test_a_server_that_dies_says_why_in_one_line(tmp_path: Path, capsys: pytest.
     finally:
         running.close()
     assert death is not None and "\n" not in death and "SIGSEGV" in death and "segmentation fault" in death
+
+
+def test_sigterm_to_llm_serve_stops_the_model_server_too(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w")  # a file: an unread pipe would fill and block the server
+    serve = subprocess.Popen([sys.executable, "-m", "personal_envs", "llm", "serve", "--port", str(port)],
+                             stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # the model server listens once it has loaded the model
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the model server did not listen within 120 s")
+        children = _children(serve.pid)
+        assert children, "llm serve runs the model server as its child"
+        serve.send_signal(signal.SIGTERM)  # what `timeout`, `kill PID` and `docker stop` send
+        assert serve.wait(timeout=60) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+        log.close()
+    # before the fix the model server outlived llm serve, still listening on the port
+    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+def _children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found

@@ -67,3 +67,26 @@ def test_template_messages_turn_json_arguments_into_objects():
     assert converted[0]["tool_calls"][0]["function"]["arguments"] == {"q": 1}
     assert converted[0]["tool_calls"][1]["function"]["arguments"] == {"_raw": "not json"}
     assert messages[0]["tool_calls"][0]["function"]["arguments"] == '{"q": 1}'  # the input is left alone
+
+
+def test_the_wall_clock_budget_stops_training_at_the_first_step_end_past_it(tmp_path):
+    import transformers
+
+    from personal_envs.trainers.trl_grpo import wall_clock_budget
+
+    arguments = transformers.TrainingArguments(output_dir=str(tmp_path), use_cpu=True, report_to=[])
+    for minutes, stops in ((0.0, True), (60.0, False)):
+        budget = wall_clock_budget(minutes)
+        state, control = transformers.TrainerState(), transformers.TrainerControl()
+        assert budget.stopped_at_step is None  # before training begins nothing is stopped, whatever the budget
+        budget.on_train_begin(arguments, state, control)
+        state.global_step = 3
+        budget.on_step_end(arguments, state, control)
+        assert control.should_training_stop is stops
+        assert budget.stopped_at_step == (3 if stops else None)
+    # training that ends by itself (max_steps) at that step is not reported as stopped by the budget
+    budget = wall_clock_budget(0.0)
+    state, control = transformers.TrainerState(global_step=5), transformers.TrainerControl(should_training_stop=True)
+    budget.on_train_begin(arguments, state, control)
+    budget.on_step_end(arguments, state, control)
+    assert budget.stopped_at_step is None

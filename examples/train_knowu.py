@@ -135,10 +135,10 @@ def setting(args: argparse.Namespace) -> Setting:
 
 def warm_up(env: gym.Env[Any, Any], features: Any) -> float:
     """Compute every variant's features once (embeddings are memoised for the episodes that follow)."""
+    from personal_envs.knowu.rl import warm_features
+
     started = time.perf_counter()
-    for index in range(env.unwrapped.num_tasks):
-        observation, _ = env.reset(options={"task_index": index})
-        features(observation)
+    warm_features(env, features)
     return time.perf_counter() - started
 
 
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import BaseCallback
 
     import personal_envs  # noqa: F401  (registers the ids)
-    from personal_envs.knowu.rl import RL_ENV_OPTIONS, ProactiveFeatures, make_candidates
+    from personal_envs.knowu.rl import RL_ENV_OPTIONS, ProactiveFeatures
     from personal_envs.policies.sb3 import SB3Policy, save_policy
     from personal_envs.wrappers.rl import make_rl_env
     from personal_envs.wrappers.shaping import InteractionEfficiencyCost
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     novel_dir = generate_personas(args.novel_personas, args.novel_seed, log_dir / f"personas_novel_{args.novel_seed}")
     features = ProactiveFeatures()
     raw_train = gym.make(ENV_ID, **train_env_kwargs(train_dir, args.data_dir))
-    train_env = make_rl_env(raw_train, provider=make_candidates(raw_train), max_actions=3, features=features,
+    train_env = make_rl_env(raw_train, provider=RL_ENV_OPTIONS["provider"], max_actions=3, features=features,
                             shaping=[lambda e: InteractionEfficiencyCost(e, args.ask_cost)])
     test_env = gym.make(ENV_ID, **test_env_kwargs(args.data_dir))
     novel_env = gym.make(ENV_ID, **test_env_kwargs(args.data_dir, novel_dir))

@@ -289,6 +289,16 @@ def make_candidates(env: gym.Env[Any, Any]) -> ProactiveCandidates:
     return ProactiveCandidates(env)
 
 
+def warm_features(env: gym.Env[Any, Any], features: ProactiveFeatures | None = None) -> None:
+    """Compute the features of every task of ``env`` once (fills the MiniLM memo, or the shared service's cache in
+    a vector-env worker, and ``features``' per-goal memo)."""
+    extractor = features if features is not None else ProactiveFeatures()
+    base: Any = env.unwrapped
+    for index in range(base.num_tasks):
+        observation, _ = base.reset(options={"task_index": index})
+        extractor(observation)
+
+
 #: ``make_rl_env`` arguments of the proactive decision policy (also what a saved policy records).
 RL_ENV_OPTIONS: dict[str, Any] = {"provider": "personal_envs.knowu.rl:make_candidates", "max_actions": 3,
                                   "features": "personal_envs.knowu.rl:make_features"}

@@ -13,6 +13,8 @@ load its own copy.
     python benchmarks/rl_throughput.py                                   # PersonalWAB-SingleTurn and WebMall-Basic
     python benchmarks/rl_throughput.py --ids PersonalWAB-MultiTurn-v0 --envs 1 4 --steps 2000
     python benchmarks/rl_throughput.py --embeddings local --backends async --envs 4   # one model per worker
+    python benchmarks/rl_throughput.py --ids KnowU-Proactive-v0 \
+        --env-kwargs '{"render": "text", "personas": "runs/knowu/personas_train_101"}'   # generated personas
     python benchmarks/rl_throughput.py --ids PersonalWAB-SingleTurn-v0 \
         --env-kwargs '{"split": "train", "train_generate": {"n_users": 60, "n_products": 1000}}'  # a quicker warm-up
 
@@ -63,6 +65,12 @@ WORKLOADS: dict[str, Workload] = {
         {"max_actions": 13, "features": "personal_envs.personalwab.features:make_features", "slot_history": True},
         "personal_envs.personalwab.features:warm_embeddings"),
     "WebMall-Basic-v0": Workload("WebMall-Basic-v0", {"render": "text", "split": "train"}, {"max_actions": 64}),
+    # the decision slots and features of examples/train_knowu.py (personal_envs.knowu.rl.RL_ENV_OPTIONS)
+    "KnowU-Proactive-v0": Workload(
+        "KnowU-Proactive-v0", {"render": "text"},
+        {"provider": "personal_envs.knowu.rl:make_candidates", "max_actions": 3,
+         "features": "personal_envs.knowu.rl:make_features"},
+        "personal_envs.knowu.rl:warm_features"),
 }
 
 

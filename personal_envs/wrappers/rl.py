@@ -24,7 +24,7 @@ from personal_envs.wrappers.features import FeatureObservation, SlotHistory
 
 def make_rl_env(
     env: gym.Env[Any, Any] | str, *, env_kwargs: dict[str, Any] | None = None,
-    provider: CandidateProvider | None = None, max_actions: int = 64, mode: str = "discrete",
+    provider: CandidateProvider | str | None = None, max_actions: int = 64, mode: str = "discrete",
     fields: Sequence[str] | None = None, text_dim: int = 256, encoder: str = "hash",
     image_size: tuple[int, int] = (24, 16), shaping: Sequence[Any] = (), features: Any = None,
     slot_history: bool = False,
@@ -33,7 +33,8 @@ def make_rl_env(
 
     Args:
         env: Env or env id (built with ``env_kwargs``).
-        provider, max_actions, mode: See :class:`~personal_envs.wrappers.discrete.DiscreteActions`.
+        provider, max_actions, mode: See :class:`~personal_envs.wrappers.discrete.DiscreteActions`; ``provider`` may
+            also be ``"module:factory"`` (``factory(env)``), as a saved policy records it.
         fields, text_dim, encoder, image_size: See :class:`~personal_envs.wrappers.features.FeatureObservation`.
         shaping: Callables ``wrapper(env) -> env`` applied first (e.g. ``EfficiencyStepCost``), innermost first.
         features: A benchmark's feature extractor instead of the per-field features: an object with ``dim`` and
@@ -48,7 +49,8 @@ def make_rl_env(
     base: gym.Env[Any, Any] = env
     for wrap in shaping:
         base = wrap(base)
-    discrete = DiscreteActions(base, provider=provider, max_actions=max_actions, mode=mode)
+    candidates = load_object(provider)(base) if isinstance(provider, str) else provider
+    discrete = DiscreteActions(base, provider=candidates, max_actions=max_actions, mode=mode)
     extractor = load_object(features)(env) if isinstance(features, str) else features
     wrapped: gym.Env[Any, Any] = FeatureObservation(discrete, fields=fields, text_dim=text_dim, encoder=encoder,
                                                     image_size=image_size, extractor=extractor)

@@ -145,11 +145,11 @@ def warm_up(env: gym.Env[Any, Any], features: Any) -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
 
     import personal_envs  # noqa: F401  (registers the ids)
     from personal_envs.knowu.rl import RL_ENV_OPTIONS, ProactiveFeatures
     from personal_envs.policies.sb3 import SB3Policy, save_policy
+    from personal_envs.trainers.sb3_curve import learn_with_curve
     from personal_envs.wrappers.rl import make_rl_env
     from personal_envs.wrappers.shaping import InteractionEfficiencyCost
 
@@ -187,16 +187,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"step {model.num_timesteps:6d}  {curve[-1][1]:6.0f} s  test SR {result['sr']:.3f}  queries/episode "
               f"{result['queries']:.2f} ({len(curve_tasks)} variants)", flush=True)
 
-    class Curve(BaseCallback):
-        def _on_step(self) -> bool:
-            if self.num_timesteps % chosen.eval_every == 0:
-                point()
-            return time.perf_counter() < deadline
-
-    point()
-    model.learn(chosen.timesteps, callback=Curve(), tb_log_name="proactive")
-    if curve[-1][0] != model.num_timesteps:
-        point()
+    learn_with_curve(model, chosen.timesteps, point=point, eval_every=chosen.eval_every,
+                     deadline=deadline, tb_log_name="proactive")
     if args.save:
         path = save_policy(model, args.save, ENV_ID, RL_ENV_OPTIONS)
         print(f"policy saved to {path} (personal-envs eval --env {ENV_ID} --policy sb3:{args.save} "

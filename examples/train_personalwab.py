@@ -179,9 +179,9 @@ def warm_up(env: gym.Env[Any, Any]) -> float:
 def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
 
     from personal_envs.policies.sb3 import SB3Policy, save_policy
+    from personal_envs.trainers.sb3_curve import learn_with_curve
     from personal_envs.wrappers.rl import make_rl_env
 
     torch.set_num_threads(1)
@@ -209,16 +209,8 @@ def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str
         print(f"[{setting.mode}] step {model.num_timesteps:6d}  {curve[-1][1]:6.0f} s  test result accuracy "
               f"{value:.3f} ({len(curve_tasks)} tasks)", flush=True)
 
-    class Curve(BaseCallback):
-        def _on_step(self) -> bool:
-            if self.num_timesteps % setting.eval_every == 0:
-                point()
-            return time.perf_counter() < deadline
-
-    point()
-    model.learn(setting.timesteps, callback=Curve(), tb_log_name=setting.mode)
-    if curve[-1][0] != model.num_timesteps:
-        point()
+    learn_with_curve(model, setting.timesteps, point=point, eval_every=setting.eval_every,
+                     deadline=deadline, tb_log_name=setting.mode)
     if args.save:
         path = save_policy(model, f"{args.save}_{setting.mode}", env_id, options)
         print(f"[{setting.mode}] policy saved to {path} (personal-envs eval --env {env_id} --policy "

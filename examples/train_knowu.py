@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -248,6 +247,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from personal_envs.trainers.sb3_curve import write_outputs
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a run of under 2 minutes (4 personas, 256 steps)")
     parser.add_argument("--minutes", type=float, default=None, help="wall-clock training budget (default 25, quick 0.6)")
@@ -267,8 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args)
     log_dir = Path(args.log_dir)
     text = table_text(result)
-    (log_dir / "table.md").write_text(text + "\n", encoding="utf-8")
-    (log_dir / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    write_outputs(log_dir, text, result)
     plot(result, log_dir / "curve.png")
     print(f"\n{text}\n\ncurve: {log_dir / 'curve.png'}; TensorBoard: tensorboard --logdir {log_dir / 'tb'}")
     return 0

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -271,6 +270,8 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from personal_envs.trainers.sb3_curve import write_outputs
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=["single", "multi", "both"], default="both")
     parser.add_argument("--quick", action="store_true", help="a run of under 2 minutes (small train world)")
@@ -298,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(train(args, settings(args, mode, share), log_dir))
         print(table_text(results[-1]), flush=True)
     text = "\n\n".join(table_text(r) for r in results)
-    (log_dir / "table.md").write_text(text + "\n", encoding="utf-8")
-    (log_dir / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    write_outputs(log_dir, text, results)
     plot(results, log_dir / "curves.png")
     print(f"\n{text}\n\ncurves: {log_dir / 'curves.png'}; TensorBoard: tensorboard --logdir {log_dir / 'tb'}")
     return 0

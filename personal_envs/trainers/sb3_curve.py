@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from personal_envs.core.recorder import write_json_atomic
 
 
 def learn_with_curve(model: Any, timesteps: int, *, point: Callable[[], None], eval_every: int, deadline: float,
@@ -30,3 +34,12 @@ def learn_with_curve(model: Any, timesteps: int, *, point: Callable[[], None], e
     model.learn(timesteps, callback=Curve(), tb_log_name=tb_log_name)
     if measured_at[-1] != model.num_timesteps:
         measure()
+
+
+def write_outputs(log_dir: Path, table: str, results: Any) -> None:
+    """``table.md`` (the final table) and ``results.json`` (curve and tables) in ``log_dir``, each written
+    atomically: a run stopped mid-write leaves the previous file whole."""
+    write_json_atomic(log_dir / "results.json", results, indent=1)
+    partial = log_dir / ".table.md.tmp"
+    partial.write_text(table + "\n", encoding="utf-8")
+    os.replace(partial, log_dir / "table.md")

@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from personal_envs.core.schema import read_yaml
-from personal_envs.knowu.official.source import FAMILIES, OfficialCall, OfficialClass, OfficialMethod
+from personal_envs.knowu.official.source import (
+    FAMILIES,
+    OfficialCall,
+    OfficialClass,
+    OfficialMethod,
+    class_named,
+    task_classes,
+)
 from personal_envs.knowu.official.template import TemplateError
 from personal_envs.knowu.official.texts import (
     GENERAL_DATE,
@@ -133,20 +140,11 @@ class EmbeddedSource:
     # ---------------------------------------------------------------------------------------- classes
     def tasks(self, family: str | None = None) -> list[OfficialClass]:
         """The cards' classes, of one family or all, sorted by family then name."""
-        if family is not None and family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-        chosen = [c for c in self.classes.values() if family is None or c.family == family]
-        return sorted(chosen, key=lambda c: (FAMILIES.index(c.family), c.name))
+        return task_classes(self.classes, family)
 
     def get(self, name: str) -> OfficialClass:
         """The class of card ``name`` (``KeyError`` with close names)."""
-        if name in self.classes:
-            return self.classes[name]
-        import difflib
-
-        close = difflib.get_close_matches(name, list(self.classes), n=3, cutoff=0.5)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise KeyError(f"no task class {name!r} in {self.label}{hint}")
+        return class_named(self.classes, name, f"task class {name!r} in {self.label}")
 
     def attribute(self, name: str, attr: str, default: Any = None) -> Any:
         """A literal attribute of card ``name`` (cards have no bases)."""

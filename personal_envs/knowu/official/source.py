@@ -13,6 +13,7 @@ The personas (profiles and logs) are read by :mod:`personal_envs.knowu.personas`
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -312,6 +313,23 @@ def parse_file(path: Path, relpath: str, family: str) -> list[OfficialClass]:
     return classes
 
 
+def task_classes(classes: Mapping[str, OfficialClass], family: str | None = None) -> list[OfficialClass]:
+    """The task classes among ``classes`` (no ``Base*``), of one family or all, sorted by family then name."""
+    if family is not None and family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    chosen = [c for c in classes.values() if c.is_task and (family is None or c.family == family)]
+    return sorted(chosen, key=lambda c: (FAMILIES.index(c.family), c.name))
+
+
+def class_named(classes: Mapping[str, OfficialClass], name: str, what: str) -> OfficialClass:
+    """``classes[name]``, else a ``KeyError`` saying there is no ``what`` and naming close names."""
+    if name in classes:
+        return classes[name]
+    close = difflib.get_close_matches(name, list(classes), n=3, cutoff=0.5)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise KeyError(f"no {what}{hint}")
+
+
 @dataclass
 class OfficialSource:
     """Every class of the official task definitions of a release.
@@ -342,20 +360,11 @@ class OfficialSource:
 
     def tasks(self, family: str | None = None) -> list[OfficialClass]:
         """The task classes (no ``Base*``), of one family or all, sorted by family then name."""
-        if family is not None and family not in FAMILIES:
-            raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
-        chosen = [c for c in self.classes.values() if c.is_task and (family is None or c.family == family)]
-        return sorted(chosen, key=lambda c: (FAMILIES.index(c.family), c.name))
+        return task_classes(self.classes, family)
 
     def get(self, name: str) -> OfficialClass:
         """The class ``name`` (``KeyError`` with close names)."""
-        if name in self.classes:
-            return self.classes[name]
-        import difflib
-
-        close = difflib.get_close_matches(name, list(self.classes), n=3, cutoff=0.5)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise KeyError(f"no official task class {name!r} in {self.release.label}{hint}")
+        return class_named(self.classes, name, f"official task class {name!r} in {self.release.label}")
 
     def attribute(self, name: str, attr: str, default: Any = None) -> Any:
         """A literal class attribute, looked up through the official bases (as Python would)."""

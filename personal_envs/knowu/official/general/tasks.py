@@ -1166,6 +1166,24 @@ def address_info(order: Any) -> dict[str, str]:
     return {"receiver": order["name"], "mobile": order["phone"], **parts}
 
 
+OrderCheck = Callable[[str, Any, list[dict[str, Any]]], tuple[float, str]]
+
+
+def on_order(check: OrderCheck, missing: str = "Failure: No order callback found in Taodian or jingdian.",
+             empty: str = "Failure: Empty product info.") -> Scorer:
+    """A check of the latest shop order (app label, order, its official ``product_info``): 0 with ``missing`` when
+    there is no order and with ``empty`` when it has no items, as the official shop checks begin."""
+
+    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
+        app, order = latest_shop_order(end)
+        if order is None:
+            return 0.0, missing
+        items = product_info(order)
+        return check(app, order, items) if items else (0.0, empty)
+
+    return score
+
+
 def product_info(order: Any) -> list[dict[str, Any]]:
     return [{"prodName": item["title"], "skuName": " ".join(item["options"].values()), "price": item["price"]}
             for item in order["items"]]
@@ -1208,13 +1226,7 @@ def _buy_cola(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "cola_zero_24", COLA, {"sku": ["整箱", "半箱"]})
 
-    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(end)
-        if order is None:
-            return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(order)
-        if not items:
-            return 0.0, "Failure: Empty product info."
+    def score(app: str, order: Any, items: list[dict[str, Any]]) -> tuple[float, str]:
         name, sku, info = items[0]["prodName"], items[0]["skuName"], address_info(order)
         hits = sum(1 for k in ("无糖", "可乐", "罐装") if k in name.lower())
         ok = (app == "Taodian" and hits == 3 and "整箱" in sku and info["receiver"] == "张伟"
@@ -1224,20 +1236,14 @@ def _buy_cola(cls: OfficialClass) -> Spec:
                        f"{info['mobile']}. Address: {info.get('province')}+{info.get('city')}+{info.get('area')}+"
                        f"{info.get('addr')}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score, lambda p: shop_plan(cls, "可乐", COLA, ("sku=整箱",)))
+    return Spec(RUN_DATE, base(seed), on_order(score), lambda p: shop_plan(cls, "可乐", COLA, ("sku=整箱",)))
 
 
 @spec("BuyComputerGeneralTask")
 def _buy_computer(cls: OfficialClass) -> Spec:
     c = cls.module_constants
 
-    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(end)
-        if order is None:
-            return 0.0, "No order callback found."
-        items = product_info(order)
-        if not items:
-            return 0.0, "Empty product info."
+    def score(app: str, order: Any, items: list[dict[str, Any]]) -> tuple[float, str]:
         name, price = items[0]["prodName"].lower(), float(items[0]["price"])
         checks = ["product=OK" if "macbook" in name and "pro" in name else f"product=FAIL(got: {items[0]['prodName']})",
                   f"budget=OK({price})" if 0 < price <= c["BUDGET"] else f"budget=FAIL(price={price})",
@@ -1247,7 +1253,7 @@ def _buy_computer(cls: OfficialClass) -> Spec:
         value = 1.0 if all(x.split("=")[1].startswith("OK") for x in checks) else 0.0
         return value, f"{', '.join(checks)}. Score: {value}"
 
-    return Spec(RUN_DATE, base(), score,
+    return Spec(RUN_DATE, base(), on_order(score, "No order callback found.", "Empty product info."),
                 lambda p: shop_plan(cls, "MacBook Pro", "MacBook Pro 14-inch M3 8GB/512GB"))
 
 
@@ -1256,13 +1262,7 @@ def _courier(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "sofa_fabric_3", SOFA)
 
-    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(end)
-        if order is None:
-            return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(order)
-        if not items:
-            return 0.0, "Failure: Empty product info."
+    def score(app: str, order: Any, items: list[dict[str, Any]]) -> tuple[float, str]:
         info, name = address_info(order), items[0]["prodName"]
         sofa = any(k in name.lower() for k in ("沙发", "sofa"))
         courier = any(k in order["note"].lower() for k in ("顺丰", "sf", "shunfeng"))
@@ -1271,7 +1271,7 @@ def _courier(cls: OfficialClass) -> Spec:
         return round(value, 4), (f"Order placed via {app}. Item: {name} (sofa={sofa}). Receiver: {info['receiver']}, "
                                  f"Mobile: {info['mobile']}. Courier note: {courier}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score,
+    return Spec(RUN_DATE, base(seed), on_order(score),
                 lambda p: shop_plan(cls, "沙发", SOFA, note=quoted(re.sub(r"收件人填'[^']+'", "", cls.goal or ""))))
 
 
@@ -1280,13 +1280,7 @@ def _sneakers(cls: OfficialClass) -> Spec:
     def seed(phone: Phone) -> None:
         retitle(phone, "sneakers_white", SNEAKERS)
 
-    def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        app, order = latest_shop_order(end)
-        if order is None:
-            return 0.0, "Failure: No order callback found in Taodian or jingdian."
-        items = product_info(order)
-        if not items:
-            return 0.0, "Failure: Empty product info."
+    def score(app: str, order: Any, items: list[dict[str, Any]]) -> tuple[float, str]:
         info = address_info(order)
         combined = f"{items[0]['prodName']} {items[0]['skuName']}".lower()
         white = "白" in combined or "white" in combined
@@ -1297,7 +1291,7 @@ def _sneakers(cls: OfficialClass) -> Spec:
         return round(value, 4), (f"Order placed via {app}. Item: {combined}. White: {white}, Shoe: {shoe}, "
                                  f"Size 42: {size}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score,
+    return Spec(RUN_DATE, base(seed), on_order(score),
                 lambda p: shop_plan(cls, "运动鞋", SNEAKERS, ("size=42",)))
 
 

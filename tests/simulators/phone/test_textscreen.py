@@ -1,6 +1,6 @@
 """The phone's text mode (:class:`TextScreen`) against the browser mode (real headless Chromium) on states built
 directly on a :class:`Phone`: the same actions on both give the same hierarchy dump, byte for byte, and the same
-phone state (issue 32: the Taodian cart bar)."""
+phone state (issue 32: the Taodian cart bar, line breaks typed into a single-line field)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from personal_envs.simulators.phone import Phone, PhoneSimulator
 from personal_envs.simulators.phone.apps.shop import CartItem
-from personal_envs.simulators.phone.textscreen import TextScreen
+from personal_envs.simulators.phone.textscreen import TextScreen, single_line_insertion
 from personal_envs.simulators.phone.uixml import find_nodes, parse_ui_xml
 from personal_envs.simulators.phone.walk import compare_dumps
 
@@ -82,3 +82,27 @@ def test_cart_bar_with_delete_selected_matches_chromium(sims: tuple[PhoneSimulat
     tap_node(sims, rid="delete_selected_items")
     for sim in sims:
         assert len(sim.phone.shop("taodian").cart) == 1
+
+
+@pytest.mark.parametrize(("typed", "draft"), [("a\nb", "a b"), ("a\r\nb\n", "a b"), ("x\r\ry", "x  y"),
+                                              ("line one\nline two", "line one line two"), ("\n", "")])
+def test_line_break_typed_into_mattermost_compose_is_a_space(sims: tuple[PhoneSimulator, PhoneSimulator],
+                                                             typed: str, draft: str) -> None:
+    for sim in sims:
+        sim.reset(Phone(now=datetime(2026, 2, 9, 9, 41)))
+    both(sims, "open_app", {"app_name": "mattermost"})
+    tap_node(sims, text="Town Square")
+    tap_node(sims, rid="post_input")
+    dump = both(sims, "input_text", {"text": typed})
+    field = find_nodes(parse_ui_xml(dump), rid="post_input")[0]
+    assert field.text == draft and field.focused
+    for sim in sims:
+        assert sim.phone.route is not None and sim.phone.route.fields.get("draft", "") == draft
+
+
+def test_single_line_insertion_follows_blink() -> None:
+    assert single_line_insertion("a\nb") == "a b"
+    assert single_line_insertion("a\r\nb\r\n\n") == "a b"
+    assert single_line_insertion("\r\n") == ""
+    assert single_line_insertion("\na") == " a"
+    assert single_line_insertion("no breaks") == "no breaks"

@@ -431,8 +431,9 @@ class _Unit:
 
 @dataclass(slots=True)
 class _FlexItem:
-    """A flex item: its (flex) base size, hypothetical main size, min and max main sizes, margins (top, right,
-    bottom, left), grow and shrink factors; ``style`` is None for an anonymous item (a text run)."""
+    """A flex item: its (flex) base size, hypothetical main size, min and max main sizes (border-box), margins
+    (top, right, bottom, left), grow and shrink factors and the main axis' padding and borders (``edges``);
+    ``style`` is None for an anonymous item (a text run)."""
 
     item: Element | Text
     style: Computed | None
@@ -443,6 +444,12 @@ class _FlexItem:
     margins: tuple[float, float, float, float]
     grow: float
     shrink: float
+    edges: float = 0.0
+
+    @property
+    def inner_base(self) -> float:
+        """The inner flex base size: the base size without the main axis' padding and borders."""
+        return self.base - self.edges
 
 
 @dataclass
@@ -1391,7 +1398,7 @@ class PixelLayout:
         minimum = max(minimum, edges)
         hypothetical = min(max(base, minimum), maximum)
         return _FlexItem(item, item_style, base, hypothetical, minimum, maximum, margins, item_style.grow,
-                         item_style.shrink)
+                         item_style.shrink, edges)
 
     def _flex_column(self, element: Element, style: Computed, box: Box, items: list[Element | Text], left: float,
                      top: float, width: float, height: float | None) -> float:
@@ -1443,7 +1450,7 @@ class PixelLayout:
                     minimum = measured.h if specified_height is None else min(measured.h, specified_height)
             minimum = max(minimum, vedges)
             entries.append(_FlexItem(item, item_style, base, max(base, minimum), minimum, math.inf, margins,
-                                     item_style.grow, item_style.shrink))
+                                     item_style.grow, item_style.shrink, vedges))
             widths.append(item_width)
             natural.append(measured)
         gap = style.row_gap
@@ -1878,9 +1885,10 @@ def _resolve_flexible(entries: list[_FlexItem], available: float, vertical: bool
             for i in active:
                 sizes[i] = entries[i].base + (free * entries[i].grow / total if total else 0.0)
         else:
-            scaled = sum(entries[i].shrink * entries[i].base for i in active)
+            # the scaled shrink factor weighs the inner (content-box) base size, as Blink's FlexLine does
+            scaled = sum(entries[i].shrink * entries[i].inner_base for i in active)
             for i in active:
-                ratio = entries[i].shrink * entries[i].base / scaled if scaled else 0.0
+                ratio = entries[i].shrink * entries[i].inner_base / scaled if scaled else 0.0
                 sizes[i] = entries[i].base + free * ratio
         violation = 0.0
         clamped: dict[int, float] = {}

@@ -7,10 +7,11 @@ text mode's parser (:mod:`personal_envs.textmode.dom`), applies the phone's styl
 (:mod:`personal_envs.textmode.css`) and lays the screen out to Chromium's pixel
 (:mod:`personal_envs.textmode.pixel_layout`), then does what the page runtime (``static/phone.js``) does in the
 browser: taps hit-test the laid-out boxes in paint order and report the ``data-act`` of what they hit, a tap on a
-text field focuses it (elsewhere it blurs it) and places the caret, typing inserts at the caret, Enter reports the
-focused field (a textarea gets a newline), swipes scroll the ``.scroll`` container under the finger or open and
-close the notification shade, scroll positions are remembered per screen and focus survives a re-render by
-element id.  The hierarchy dump is the page runtime's walk: the same nodes, attributes, clipping and bounds.
+text field focuses it (elsewhere it blurs it) and places the caret, typing inserts at the caret (line breaks typed
+into a single-line field become spaces, as in Blink), Enter reports the focused field (a textarea gets a newline),
+swipes scroll the ``.scroll`` container under the finger or open and close the notification shade, scroll positions
+are remembered per screen and focus survives a re-render by element id.  The hierarchy dump is the page runtime's
+walk: the same nodes, attributes, clipping and bounds.
 
 No screenshot exists in this mode (:meth:`capture` returns ``None`` for it).
 """
@@ -462,7 +463,7 @@ class TextScreen:
             return None
         value = self._value(control)
         if control.tag == "input":
-            text = text.replace("\r", "").replace("\n", "")
+            text = single_line_insertion(text)
         else:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if not text:
@@ -488,6 +489,13 @@ class TextScreen:
         """Name of the focused text field ('' when none)."""
         control = self._current().focused
         return control.attrs.get("data-field", "") if control is not None else ""
+
+
+def single_line_insertion(text: str) -> str:
+    """What typing ``text`` inserts into a single-line field, as Blink's ``TextFieldInputType`` rewrites it before
+    insertion: trailing line breaks dropped, every other CRLF, CR or LF a space (a value set by the page loses its
+    line breaks instead: :meth:`TextScreen._value`)."""
+    return text.rstrip("\r\n").replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
 
 
 def _scroll_offset(value: float, maximum: float) -> float:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
-from personal_envs.knowu.judge import is_success
+from personal_envs.knowu.official.paper_metrics import SUCCESS_THRESHOLD
 from personal_envs.knowu.official.release import PROJECT_LABEL
 from personal_envs.knowu.state import remember
 from personal_envs.simulators.users.base import UserContext
@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
     from personal_envs.simulators.phone.phone import Phone
     from personal_envs.simulators.users.base import SimulatedUser
+
+
+def is_success(score: float) -> bool:
+    """KnowU success: S > 0.99 (the official metrics script's threshold)."""
+    return score > SUCCESS_THRESHOLD
 
 
 class PhoneBackend(Protocol):

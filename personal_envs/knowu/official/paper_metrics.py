@@ -455,3 +455,17 @@ def report(episodes: Sequence[Episode], task_set: str = "") -> str:
     for policy, group in _groups(episodes, lambda e: str(e.extra.get("policy", "run"))).items():
         parts.append(f"== {policy} ==\n{policy_table(group)}\n\n{role_table(group)}")
     return "\n\n".join(parts)
+
+
+def report_records(records: Sequence[Mapping[str, Any]]) -> str:
+    """The three ids' ``report`` (what ``personal-envs eval`` prints after a run): the task-set line, the judge line
+    when an episode was judged, then :func:`report` over the records' episodes (the official script's rules for
+    every family)."""
+    from personal_envs.knowu.official.preference.tables import judge_line
+    from personal_envs.knowu.official.release import task_set_line
+
+    episodes = [e for e in (episode_from_record(r) for r in records) if e is not None]
+    if not episodes:
+        return "KnowU-Bench: no episodes."
+    head = [task_set_line(records), *filter(None, [judge_line(records)])]
+    return "\n".join(head) + "\n" + report(episodes)

@@ -164,7 +164,7 @@ def test_prompts_fit_a_server_that_counts_more_tokens_than_the_policy(tmp_path) 
     with inflating_server() as server:
         records = evaluate(EvalConfig(
             "KnowU-Proactive-v0", "llm", episodes=1, out=tmp_path / "k.jsonl", progress=False, trajectories=False,
-            env_kwargs={"max_steps": 30, "task_set": "project"},
+            env_kwargs={"max_steps": 30, "render": "text"},
             policy_kwargs={"base_url": server.base_url, "model": "m", "max_tokens": MAX_TOKENS,
                            "context_tokens": CONTEXT, "tokenizer": "estimate"}))
         answered = len(server.requests)

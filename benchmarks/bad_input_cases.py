@@ -651,7 +651,7 @@ def build_cases() -> list[Case]:
     add("api-webmall-reset-closed", "api", "WebMall reset() after close()", "error", "closed",
         code=LEAK_CHECK.format(env_id="WebMall-v0", kwargs={}, call="reset(seed=1)"), timeout_s=120)
     add("api-knowu-step-closed", "api", "KnowU step() after close()", "error", "closed",
-        code=LEAK_CHECK.format(env_id="KnowU-General-v0", kwargs={"task": "battery_saver"},
+        code=LEAK_CHECK.format(env_id="KnowU-General-v0", kwargs={"task": "BatterySaverGeneralTask"},
                                call='step({"action_type": "wait"})'), timeout_s=120)
     add("api-endless-mapping", "api", "an action that is an endless Mapping", "error", "action",
         code=ENDLESS_MAPPING.format(action="Endless()"), timeout_s=60)

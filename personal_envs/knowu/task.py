@@ -2,9 +2,8 @@
 
 A task seeds the phone's app state, gives the instruction, scores the end state and the
 :class:`~personal_envs.core.task.EpisodeTrace` (:meth:`PhoneTask.verify`), and starts the simulated user with its
-hidden context (:meth:`PhoneTask.user_context`).  The general split implements it in
-:mod:`personal_envs.knowu.general_tasks`; the personalized and proactive splits in
-:mod:`personal_envs.knowu.phone_tasks` (with a profile-grounded user, logs and an LLM judge).  All of them run on
+hidden context (:meth:`PhoneTask.user_context`).  The three families implement it in
+:mod:`personal_envs.knowu.official` (general classes, preference and routine variants); all of them run on
 :class:`personal_envs.knowu.env.KnowUEnv` unchanged.
 """
 
@@ -128,9 +127,12 @@ class PhoneTask(Task[PhoneWorld]):
         """What the simulated user knows about the task (hidden from the agent)."""
         return {"instruction": self.instruction}
 
-    def make_user(self) -> SimulatedUser | None:
-        """The simulated user of this task (``None``: the env's default answers from :meth:`user_facts`)."""
-        return None
+    def make_user(self) -> SimulatedUser:
+        """The simulated user of this task; by default the official general user (it knows the request and the
+        device date, nothing more)."""
+        from personal_envs.knowu.official.general.user import OfficialGeneralUser
+
+        return OfficialGeneralUser(self.instruction, f"{self.start:%Y-%m-%d}")
 
     def gps_fix(self) -> tuple[float, float] | None:
         """Where the task's official set-up places the emulator's GPS (latitude, longitude), else ``None``."""

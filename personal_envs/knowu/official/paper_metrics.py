@@ -258,10 +258,10 @@ def trajectory_from_trace(trace: Any) -> list[dict[str, Any]]:
 
 def episode_from_record(record: Mapping[str, Any]) -> Episode | None:
     """An :class:`Episode` from an eval record: an official one from ``metrics["official_episode"]`` (see the
-    routine builders); for the project's own task set (no official trajectory), one with the step and question
-    counts and, for proactive episodes, the bucket and Act / Silent / Stop result of the record's metrics
-    (``rejected``, ``routine_applies``, ``silent``, ``stopped_after_rejection``, as :mod:`personal_envs.knowu.metrics`
-    defines them); ``None`` for a record of another benchmark."""
+    routine builders); for a record without an official trajectory (general and preference variants, result files
+    of the removed project task set), one with the step and question counts and, for a proactive record, the bucket
+    and Act / Silent / Stop result its metrics state (``rejected``, ``routine_applies``, ``silent``,
+    ``stopped_after_rejection``); ``None`` for a record of another benchmark."""
     inner = record.get("metrics")
     metrics: Mapping[str, Any] = inner if isinstance(inner, Mapping) else record
     extra = {k: record.get(k, metrics.get(k)) for k in ("policy", "memory", "log_source", "task_set", "protocol")

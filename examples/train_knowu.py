@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -145,11 +144,11 @@ def warm_up(env: gym.Env[Any, Any], features: Any) -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
 
     import personal_envs  # noqa: F401  (registers the ids)
     from personal_envs.knowu.rl import RL_ENV_OPTIONS, ProactiveFeatures
     from personal_envs.policies.sb3 import SB3Policy, save_policy
+    from personal_envs.trainers.sb3_curve import learn_with_curve
     from personal_envs.wrappers.rl import make_rl_env
     from personal_envs.wrappers.shaping import InteractionEfficiencyCost
 
@@ -187,16 +186,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"step {model.num_timesteps:6d}  {curve[-1][1]:6.0f} s  test SR {result['sr']:.3f}  queries/episode "
               f"{result['queries']:.2f} ({len(curve_tasks)} variants)", flush=True)
 
-    class Curve(BaseCallback):
-        def _on_step(self) -> bool:
-            if self.num_timesteps % chosen.eval_every == 0:
-                point()
-            return time.perf_counter() < deadline
-
-    point()
-    model.learn(chosen.timesteps, callback=Curve(), tb_log_name="proactive")
-    if curve[-1][0] != model.num_timesteps:
-        point()
+    learn_with_curve(model, chosen.timesteps, point=point, eval_every=chosen.eval_every,
+                     deadline=deadline, tb_log_name="proactive")
     if args.save:
         path = save_policy(model, args.save, ENV_ID, RL_ENV_OPTIONS)
         print(f"policy saved to {path} (personal-envs eval --env {ENV_ID} --policy sb3:{args.save} "
@@ -256,6 +247,8 @@ def plot(result: dict[str, Any], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from personal_envs.trainers.sb3_curve import write_outputs
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a run of under 2 minutes (4 personas, 256 steps)")
     parser.add_argument("--minutes", type=float, default=None, help="wall-clock training budget (default 25, quick 0.6)")
@@ -275,8 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args)
     log_dir = Path(args.log_dir)
     text = table_text(result)
-    (log_dir / "table.md").write_text(text + "\n", encoding="utf-8")
-    (log_dir / "results.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
+    write_outputs(log_dir, text, result)
     plot(result, log_dir / "curve.png")
     print(f"\n{text}\n\ncurve: {log_dir / 'curve.png'}; TensorBoard: tensorboard --logdir {log_dir / 'tb'}")
     return 0

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -179,9 +178,9 @@ def warm_up(env: gym.Env[Any, Any]) -> float:
 def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
 
     from personal_envs.policies.sb3 import SB3Policy, save_policy
+    from personal_envs.trainers.sb3_curve import learn_with_curve
     from personal_envs.wrappers.rl import make_rl_env
 
     torch.set_num_threads(1)
@@ -209,16 +208,8 @@ def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str
         print(f"[{setting.mode}] step {model.num_timesteps:6d}  {curve[-1][1]:6.0f} s  test result accuracy "
               f"{value:.3f} ({len(curve_tasks)} tasks)", flush=True)
 
-    class Curve(BaseCallback):
-        def _on_step(self) -> bool:
-            if self.num_timesteps % setting.eval_every == 0:
-                point()
-            return time.perf_counter() < deadline
-
-    point()
-    model.learn(setting.timesteps, callback=Curve(), tb_log_name=setting.mode)
-    if curve[-1][0] != model.num_timesteps:
-        point()
+    learn_with_curve(model, setting.timesteps, point=point, eval_every=setting.eval_every,
+                     deadline=deadline, tb_log_name=setting.mode)
     if args.save:
         path = save_policy(model, f"{args.save}_{setting.mode}", env_id, options)
         print(f"[{setting.mode}] policy saved to {path} (personal-envs eval --env {env_id} --policy "
@@ -279,6 +270,8 @@ def plot(results: list[dict[str, Any]], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from personal_envs.trainers.sb3_curve import write_outputs
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=["single", "multi", "both"], default="both")
     parser.add_argument("--quick", action="store_true", help="a run of under 2 minutes (small train world)")
@@ -306,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(train(args, settings(args, mode, share), log_dir))
         print(table_text(results[-1]), flush=True)
     text = "\n\n".join(table_text(r) for r in results)
-    (log_dir / "table.md").write_text(text + "\n", encoding="utf-8")
-    (log_dir / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    write_outputs(log_dir, text, results)
     plot(results, log_dir / "curves.png")
     print(f"\n{text}\n\ncurves: {log_dir / 'curves.png'}; TensorBoard: tensorboard --logdir {log_dir / 'tb'}")
     return 0

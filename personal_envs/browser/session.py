@@ -977,12 +977,15 @@ class BrowserSession:
         result: list[str] = []
         budget = self.hang_timeout_s + (arguments.get("wait_ms", 0) / 1000.0)
         unstick = action.name != "goto"  # goto leaves a busy page for a new tab at once
+        restarts = self.restarts
         notice = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget, unstick=unstick,
                            watch_busy=True)
         if not result and notice and action.name in _REDO_AFTER_RECOVERY:  # the page is fresh: do it on the new one
             again = self._run(lambda: result.append(self._act(handler, arguments)), budget_s=budget,
                               unstick=unstick, watch_busy=True)
             notice = _join(notice, again, f"{action.name} was then carried out on the new tab" if result else "")
+        elif result and self.restarts != restarts:  # the dead page was found (and replaced) before the action ran
+            notice = _join(notice, f"{action.name} was then carried out on the new tab")
         outcome = result[0] if result else f"{action.name} was not carried out" if notice else ""
         return _join(self._take_notice(), notice, outcome)
 

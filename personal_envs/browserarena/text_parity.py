@@ -99,6 +99,10 @@ def random_arena_action(obs: dict[str, Any], rng: np.random.Generator, urls: lis
     return {"action_type": "done", "text": "Finished the walk.", "success": False}
 
 
+#: The kind of an action result that differs because the element lists before the step differed.
+AFTER_UNEQUAL_LISTS = "action_result: after unequal element lists"
+
+
 @dataclass
 class ObservationDiff:
     """What differs between the two modes' observations over a walk, by kind, with one example each."""
@@ -108,8 +112,13 @@ class ObservationDiff:
     kinds: Counter[str] = field(default_factory=Counter)
     examples: dict[str, tuple[str, str]] = field(default_factory=dict)
 
-    def add(self, browser: dict[str, Any], text: dict[str, Any]) -> list[str]:
-        """Compare one pair of observations; returns the kinds found (none: identical)."""
+    def add(self, browser: dict[str, Any], text: dict[str, Any], *, lists_differed: bool = False) -> list[str]:
+        """Compare one pair of observations; returns the kinds found (none: identical).
+
+        ``lists_differed``: the element lists of the state before this step were not equal (kind ``"elements"``), so
+        an action by index may have hit a different element in each mode; an unequal action result is then counted
+        as :data:`AFTER_UNEQUAL_LISTS`, a consequence rather than a difference of its own.
+        """
         self.states += 1
         found = []
         for key in COMPARED_KEYS:
@@ -119,6 +128,8 @@ class ObservationDiff:
             kind = key
             if key == "elements" and _masked(left) == _masked(right):
                 kind = "elements: scroll distance only"
+            elif key == "action_result" and lists_differed:
+                kind = AFTER_UNEQUAL_LISTS
             found.append(kind)
             self.kinds[kind] += 1
             self.examples.setdefault(kind, (left[:600], right[:600]))

@@ -14,7 +14,12 @@ import pytest
 import personal_envs  # noqa: F401 - registers the ids
 from personal_envs.browserarena.env import BrowserArenaEnv
 from personal_envs.browserarena.policies import find_element
-from personal_envs.browserarena.text_parity import ObservationDiff, random_arena_action, walk_urls
+from personal_envs.browserarena.text_parity import (
+    AFTER_UNEQUAL_LISTS,
+    ObservationDiff,
+    random_arena_action,
+    walk_urls,
+)
 from personal_envs.browserarena.web import hosts
 from personal_envs.core.errors import InputError
 from personal_envs.core.registration import entry_for
@@ -129,18 +134,18 @@ def walk(env_id: str, steps: int, seed: int) -> ObservationDiff:
         episode = 0
         obs_b, _ = browser.reset(seed=seed, options={"task_index": episode})
         obs_t, _ = text.reset(seed=seed, options={"task_index": episode})
-        diff.add(obs_b, obs_t)
+        found = diff.add(obs_b, obs_t)
         for _ in range(steps):
             action = random_arena_action(obs_b, rng, urls)
             obs_b, reward_b, done_b, cut_b, _ = browser.step(action)
             obs_t, reward_t, done_t, cut_t, _ = text.step(action)
-            diff.add(obs_b, obs_t)
+            found = diff.add(obs_b, obs_t, lists_differed="elements" in found)
             assert (reward_b, done_b, cut_b) == (reward_t, done_t, cut_t)
             if done_b or cut_b:
                 episode += 7
                 obs_b, _ = browser.reset(seed=seed, options={"task_index": episode})
                 obs_t, _ = text.reset(seed=seed, options={"task_index": episode})
-                diff.add(obs_b, obs_t)
+                found = diff.add(obs_b, obs_t)
     finally:
         browser.close()
         text.close()
@@ -163,8 +168,10 @@ def test_random_walk_observations_equal_the_browser_modes() -> None:
     # The remaining differences are listed in docs/browserarena.md ("Text mode"): the layout's page-height estimate
     # ("... N pixels below"), and where the page is scrolled after Chromium restores a scroll position (go_back, the
     # consent reload) or after Playwright's retries of a click an overlay intercepts, which moves the element list.
-    # URLs, titles, tabs, action results and errors are equal in every state.
-    assert set(total.kinds) <= {"elements: scroll distance only", "elements"}, dict(total.kinds)
+    # URLs, titles, tabs, action results and errors are equal in every state, except an action result after a step
+    # whose element lists differed (the same index may name another element in each mode).
+    assert set(total.kinds) <= {"elements: scroll distance only", "elements", AFTER_UNEQUAL_LISTS}, dict(total.kinds)
+    assert total.kinds[AFTER_UNEQUAL_LISTS] <= total.kinds["elements"]
     assert total.kinds["elements"] <= 0.06 * total.states
     assert total.identical >= 0.6 * total.states
 

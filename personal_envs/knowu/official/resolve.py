@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from personal_envs.core.errors import InputError
 from personal_envs.knowu.official.registry import (
+    FAMILY_SPLIT,
     SPLIT_FAMILY,
     build_variant,
     persona_ids,
@@ -86,9 +87,10 @@ def official_ids(split: str, source: TaskSource, personas: PersonaSet, task: str
             import difflib
 
             close = difflib.get_close_matches(name, all_names, n=3, cutoff=0.5)
-            where = f" (it is a {cls.family} task)" if cls is not None and cls.family != family else ""
+            where = (f" (it is a {cls.family} task: pass family={FAMILY_SPLIT[cls.family]!r})"
+                     if cls is not None and cls.family != family else "")
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InputError(f"unknown official task {name!r} in split {split!r}{where}{hint}")
+            raise InputError(f"task={name!r} is no official task of family={split!r}{where}{hint}")
         if family == "general" or role is not None or custom:
             if role is not None and custom:
                 raise InputError(f"{name!r} names a role and profile= gives a profile: use one")

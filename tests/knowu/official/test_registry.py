@@ -112,7 +112,7 @@ def test_resolution_official_custom_and_removed_project_ids(release: OfficialRel
         resolve_official("proactive", "weekend_sleeper@student", data_dir=official_dir)
     with pytest.raises(InputError, match="was removed"):
         resolve_official("proactive", ROUTINE, data_dir=official_dir, task_set="project")
-    with pytest.raises(ValueError, match="it is a general task"):
+    with pytest.raises(ValueError, match=r"it is a general task: pass family='general'\)"):
         resolve_official("proactive", "BatterySaverGeneralTask", data_dir=official_dir)
 
 
@@ -125,8 +125,12 @@ def test_without_a_release_official_names_and_the_default_run_the_embedded_cards
         resolve_official("proactive", "weekend_sleeper@student", data_dir=tmp_path)
     with pytest.raises(InputError, match=r"profile='student' is neither a persona of the set \(designer, engineer"):
         resolve_official("proactive", None, profile="student", data_dir=tmp_path)  # a project role
-    with pytest.raises(InputError, match="unknown official task"):
+    # an unknown name is told by the env's own words (task=, family=), a name of another family names its family=
+    with pytest.raises(InputError, match=r"^task='NoSuchGeneralTask' is no official task of family='general'"):
         resolve_official("general", "NoSuchGeneralTask", data_dir=tmp_path)
+    with pytest.raises(InputError, match=r"it is a routine task: pass family='proactive'\)") as wrong:
+        resolve_official("personalized", "WeekendSleeperTask@engineer", data_dir=tmp_path)
+    assert "split" not in str(wrong.value)
 
 
 def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> None:

@@ -464,8 +464,14 @@ def report_records(records: Sequence[Mapping[str, Any]]) -> str:
     from personal_envs.knowu.official.preference.tables import judge_line
     from personal_envs.knowu.official.release import task_set_line
 
-    episodes = [e for e in (episode_from_record(r) for r in records) if e is not None]
+    kept: list[Mapping[str, Any]] = []  # a record of another benchmark names no task set
+    episodes: list[Episode] = []
+    for record in records:
+        episode = episode_from_record(record)
+        if episode is not None:
+            kept.append(record)
+            episodes.append(episode)
     if not episodes:
         return "KnowU-Bench: no episodes."
-    head = [task_set_line(records), *filter(None, [judge_line(records)])]
+    head = [task_set_line(kept), *filter(None, [judge_line(kept)])]
     return "\n".join(head) + "\n" + report(episodes)

@@ -125,16 +125,16 @@ def edit_csv(path: Path, change: Callable[[list[dict[str, str]]], list[str] | No
 
 
 def knowu_data(work: Path) -> Path:
-    """A KnowU data folder in the project's layout: ``user_profile/student.yaml`` and ``user_logs/student.json``
-    (the shipped role's files)."""
-    from personal_envs.knowu.logs import SHIPPED_LOG_DIR
-    from personal_envs.knowu.profiles import SHIPPED_PROFILE_DIR
+    """A KnowU persona folder (``personas=``, the official layout): the default ``engineer`` persona's
+    ``user_profile/engineer.yaml`` and clean / noisy ``user_logs``."""
+    from personal_envs.knowu.personas import DEFAULT_DIR
 
     target = work / "ku"
     (target / "user_profile").mkdir(parents=True, exist_ok=True)
     (target / "user_logs").mkdir(parents=True, exist_ok=True)
-    shutil.copy(SHIPPED_PROFILE_DIR / "student.yaml", target / "user_profile" / "student.yaml")
-    shutil.copy(SHIPPED_LOG_DIR / "student.json", target / "user_logs" / "student.json")
+    shutil.copy(DEFAULT_DIR / "user_profile" / "engineer.yaml", target / "user_profile" / "engineer.yaml")
+    for log in ("engineer.json", "engineer_noise_25pct.json"):
+        shutil.copy(DEFAULT_DIR / "user_logs" / log, target / "user_logs" / log)
     return target
 
 
@@ -223,7 +223,7 @@ def knowu_eval(env_kwargs: dict[str, Any], env: str = "KnowU-Personalized-v0", p
 
 PWAB_DIR = {"data_dir": "{w}/pwab"}
 WM_DIR = {"data_dir": "{w}/wm"}
-KU_PROJECT = {"data_dir": "{w}/ku", "profile": "student", "task_set": "project", "task": "buy_cola@student"}
+KU_PERSONAS = {"personas": "{w}/ku", "task": "BuyColaPreferenceTask@engineer", "render": "text"}
 KU_RELEASE = {"data_dir": "{w}/rel", "task": "BatterySaverRoutineTask@student"}
 
 ALIAS_BOMB = "\n".join(
@@ -286,10 +286,13 @@ def _set(mapping: dict[str, Any], dotted: str, value: Any) -> None:
 
 
 def _alias_bomb_with_log(work: Path) -> None:
-    from personal_envs.knowu.logs import SHIPPED_LOG_DIR
+    """A persona folder whose one profile, ``user_profile/bomb.yaml``, is an alias bomb (with a valid log)."""
+    from personal_envs.knowu.personas import DEFAULT_DIR
 
-    (work / "bomb.yaml").write_text(ALIAS_BOMB, encoding="utf-8")
-    shutil.copy(SHIPPED_LOG_DIR / "student.json", work / "bomb.json")
+    for folder in ("user_profile", "user_logs"):
+        (work / "bombs" / folder).mkdir(parents=True, exist_ok=True)
+    (work / "bombs" / "user_profile" / "bomb.yaml").write_text(ALIAS_BOMB, encoding="utf-8")
+    shutil.copy(DEFAULT_DIR / "user_logs" / "engineer.json", work / "bombs" / "user_logs" / "bomb.json")
 
 
 def _with_sidecar(text: str) -> Setup:
@@ -410,7 +413,7 @@ def build_cases() -> list[Case]:
         setup=_pwab(lambda d: None))
     add("control-webmall", "control", "valid WebMall data folder", "ok", argv=webmall_eval(WM_DIR),
         setup=_wm(lambda d: None), timeout_s=150)
-    add("control-knowu", "control", "valid KnowU data folder (project layout)", "ok", argv=knowu_eval(KU_PROJECT),
+    add("control-knowu", "control", "valid KnowU persona folder (personas=)", "ok", argv=knowu_eval(KU_PERSONAS),
         setup=_ku(lambda d: None), timeout_s=150)
     add("control-view", "control", "view --export of a valid run", "ok",
         argv=("view", "{w}/r.jsonl", "--export", "{w}/site"), setup=lambda w: with_trajectory(w))
@@ -468,33 +471,33 @@ def build_cases() -> list[Case]:
         argv=webmall_eval(WM_DIR), setup=_wm(lambda d: edit_csv(
             d / "webmall_4.csv", lambda rows: rows[0].update({"Regular price": "cheap", "Sale price": ""}))))
 
-    # --- KnowU data folders (project layout and the official release) ------------------------------------
-    add("ku-no-dir", "data", "KnowU data_dir does not exist", "error", "nope",
-        argv=knowu_eval({**KU_PROJECT, "data_dir": "{w}/nope"}))
-    add("ku-bad-yaml", "data", "KnowU profile that is not valid YAML", "error", "student.yaml",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: (d / "user_profile" / "student.yaml").write_text(
+    # --- KnowU persona folders (personas=) and the official release ------------------------------------
+    add("ku-no-dir", "data", "KnowU personas folder does not exist", "error", "nope",
+        argv=knowu_eval({**KU_PERSONAS, "personas": "{w}/nope"}))
+    add("ku-bad-yaml", "data", "KnowU profile that is not valid YAML", "error", "engineer.yaml",
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: (d / "user_profile" / "engineer.yaml").write_text(
             "user_profile:\n  identity: {full_name: [unclosed\n", encoding="utf-8")))
-    add("ku-top-list", "data", "KnowU profile that is a YAML list", "error", "student.yaml",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: (d / "user_profile" / "student.yaml").write_text(
+    add("ku-top-list", "data", "KnowU profile that is a YAML list", "error", "engineer.yaml",
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: (d / "user_profile" / "engineer.yaml").write_text(
             "- a\n- b\n", encoding="utf-8")))
-    add("ku-bad-utf8", "data", "KnowU profile with bytes that are not UTF-8", "error", "student.yaml",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: insert_bad_utf8(d / "user_profile" / "student.yaml")))
+    add("ku-bad-utf8", "data", "KnowU profile with bytes that are not UTF-8", "error", "engineer.yaml",
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: insert_bad_utf8(d / "user_profile" / "engineer.yaml")))
     add("ku-wrong-types", "data", "KnowU profile whose home address is a number", "error", "address",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: _yaml_edit(
-            d / "user_profile" / "student.yaml", lambda y: _set(y, "user_profile.locations.home.address", 5))))
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: _yaml_edit(
+            d / "user_profile" / "engineer.yaml", lambda y: _set(y, "user_profile.locations.home.address", 5))))
     add("ku-social-graph-type", "data", "KnowU profile whose social graph person is a number", "error",
-        "social_graph", argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: _yaml_edit(
-            d / "user_profile" / "student.yaml", lambda y: _set(y, "user_profile.social_graph", {"family": [5]}))))
-    add("ku-alias-bomb", "data", "KnowU profile: a 1 KB YAML alias bomb", "error", "student.yaml",
-        argv=knowu_eval({k: v for k, v in KU_PROJECT.items() if k != "task"}), setup=_ku(lambda d: (d / "user_profile" / "student.yaml").write_text(
+        "social_graph", argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: _yaml_edit(
+            d / "user_profile" / "engineer.yaml", lambda y: _set(y, "user_profile.social_graph", {"family": [5]}))))
+    add("ku-alias-bomb", "data", "KnowU profile: a 1 KB YAML alias bomb", "error", "engineer.yaml",
+        argv=knowu_eval({k: v for k, v in KU_PERSONAS.items() if k != "task"}), setup=_ku(lambda d: (d / "user_profile" / "engineer.yaml").write_text(
             ALIAS_BOMB, encoding="utf-8")), timeout_s=60)
-    add("ku-logs-truncated", "data", "KnowU log JSON truncated", "error", "student.json",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: truncate(d / "user_logs" / "student.json")))
-    add("ku-logs-object", "data", "KnowU log JSON is an object", "error", "student.json",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: write_json(d / "user_logs" / "student.json", {"a": 1})))
+    add("ku-logs-truncated", "data", "KnowU log JSON truncated", "error", "engineer.json",
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: truncate(d / "user_logs" / "engineer.json")))
+    add("ku-logs-object", "data", "KnowU log JSON is an object", "error", "engineer.json",
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: write_json(d / "user_logs" / "engineer.json", {"a": 1})))
     add("ku-logs-entry-type", "data", "KnowU log entry whose time is a number", "error", "time",
-        argv=knowu_eval(KU_PROJECT), setup=_ku(lambda d: edit_json(
-            d / "user_logs" / "student.json", lambda v: v[0].update(time=5))))
+        argv=knowu_eval(KU_PERSONAS), setup=_ku(lambda d: edit_json(
+            d / "user_logs" / "engineer.json", lambda v: v[0].update(time=5))))
     add("rel-bad-yaml", "data", "official release: profile that is not valid YAML", "error", "student.yaml",
         argv=knowu_eval(KU_RELEASE, env="KnowU-Proactive-v0"), needs=("knowu_release",), timeout_s=150,
         setup=_rel(lambda d: (d / "src/knowu_bench/user_profile/student.yaml").write_text(
@@ -648,7 +651,7 @@ def build_cases() -> list[Case]:
     add("api-webmall-reset-closed", "api", "WebMall reset() after close()", "error", "closed",
         code=LEAK_CHECK.format(env_id="WebMall-v0", kwargs={}, call="reset(seed=1)"), timeout_s=120)
     add("api-knowu-step-closed", "api", "KnowU step() after close()", "error", "closed",
-        code=LEAK_CHECK.format(env_id="KnowU-General-v0", kwargs={"task": "battery_saver"},
+        code=LEAK_CHECK.format(env_id="KnowU-General-v0", kwargs={"task": "BatterySaverGeneralTask"},
                                call='step({"action_type": "wait"})'), timeout_s=120)
     add("api-endless-mapping", "api", "an action that is an endless Mapping", "error", "action",
         code=ENDLESS_MAPPING.format(action="Endless()"), timeout_s=60)
@@ -665,10 +668,10 @@ def build_cases() -> list[Case]:
     add("api-make-pwab-truncated", "api", "gym.make of PersonalWAB on a truncated file", "error",
         "user_instructions.json", setup=_pwab(lambda d: truncate(d / "user_instructions.json")),
         code="import gymnasium as gym, personal_envs\ngym.make('PersonalWAB-SingleTurn-v0', data_dir='{w}/pwab')")
-    add("api-knowu-alias-bomb", "api", "KnowU profile= an alias-bomb YAML (with its log)", "error", "bomb.yaml",
-        timeout_s=60, setup=_alias_bomb_with_log,
+    add("api-knowu-alias-bomb", "api", "KnowU personas= a folder whose profile is an alias-bomb YAML", "error",
+        "bomb.yaml", timeout_s=60, setup=_alias_bomb_with_log,
         code="import gymnasium as gym, personal_envs\n"
-             "gym.make('KnowU-Proactive-v0', profile='{w}/bomb.yaml', logs='{w}/bomb.json', task_set='project')")
+             "gym.make('KnowU-Proactive-v0', personas='{w}/bombs').reset()")
     return cases
 
 

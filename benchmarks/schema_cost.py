@@ -7,7 +7,7 @@ Measured on files of the official releases' size, written to a temporary folder:
   ``personalwab.data.load_official``;
 * a results file of ``--records`` records: ``runner.resumable_records`` (the resume and the viewer's reader);
 * the four WebMall product CSVs of the project's catalog: ``webmall.catalog.read_csv_rows``;
-* a KnowU role profile: ``knowu.profiles.read_profile_file``.
+* a KnowU persona's profile and clean log: ``knowu.personas.load_profile`` / ``load_logs``.
 
 Run it on two checkouts (``PYTHONPATH=<checkout>``) to compare the readers with and without the checks.
 
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import personal_envs
-    from personal_envs.knowu.profiles import SHIPPED_PROFILE_DIR, read_profile_file
+    from personal_envs.knowu.personas import DEFAULT_DIR, load_logs, load_profile
     from personal_envs.personalwab.data import load_official
     from personal_envs.runner import resumable_records
     from personal_envs.webmall.catalog import read_csv_rows
@@ -103,9 +103,12 @@ def main(argv: list[str] | None = None) -> int:
         seconds = timed(lambda: [read_csv_rows(path) for path in csvs], args.repeats)
         print(f"WebMall CSVs, {rows:,} rows: {seconds * 1000:.0f} ms")
 
-        profile = SHIPPED_PROFILE_DIR / "student.yaml"
-        seconds = timed(lambda: read_profile_file(profile), args.repeats * 10)
+        profile = DEFAULT_DIR / "user_profile" / "engineer.yaml"
+        seconds = timed(lambda: load_profile(profile), args.repeats * 10)
         print(f"KnowU profile {profile.name} ({profile.stat().st_size / 1e3:.1f} kB): {seconds * 1000:.1f} ms")
+        logs = DEFAULT_DIR / "user_logs" / "engineer.json"
+        seconds = timed(lambda: load_logs(logs), args.repeats * 10)
+        print(f"KnowU log {logs.name} ({logs.stat().st_size / 1e3:.1f} kB): {seconds * 1000:.1f} ms")
     return 0
 
 

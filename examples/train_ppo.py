@@ -7,7 +7,7 @@ timesteps) with the random policy's return on the same evaluation episodes:
   action: which candidate to run (search, recommend, review, three canned replies, stop), with the arguments built
   by fixed rules (:class:`~personal_envs.wrappers.candidates.PersonalWABCandidates`).  Trained on the ``train``
   split, evaluated on the ``test`` split; the return is the paper's result accuracy.
-* ``knowu``: a KnowU-Bench general task on the simulated phone, ``mastodon_followers_only`` by default, in text mode
+* ``knowu``: a KnowU-Bench general task on the simulated phone, ``MastodonPrivacyDefaultGeneralTask`` by default, in text mode
   (``render="text"``: the phone's screen computed without Chromium; ``--knowu-render browser`` shows it in Chromium).
   Observation: hashed features of the instruction and the UI hierarchy; action: one of the ``top_k`` taps and
   ``top_k`` apps most related to the instruction (:class:`~personal_envs.wrappers.candidates.PhoneCandidates`); the
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a short smoke run")
     parser.add_argument("--review-similarity", choices=["minilm", "lexical"], default="minilm",
                         help="PersonalWAB review scoring: the paper's MiniLM cosine, or a fast lexical stand-in")
-    parser.add_argument("--knowu-task", default="mastodon_followers_only")
+    parser.add_argument("--knowu-task", default="MastodonPrivacyDefaultGeneralTask")
     parser.add_argument("--knowu-render", choices=["text", "browser"], default="text",
                         help="the phone without Chromium (text, default) or in Chromium (browser)")
     parser.add_argument("--log-dir", default=None, help="write each learning curve to LOG_DIR/<problem>/curve.csv")

@@ -1,8 +1,8 @@
 """``KnowUEnv``: a phone (simulated or Android) + a list of KnowU tasks + a simulated user, as a Gymnasium env.
 
-One class serves every split.  ``split="general"`` loads the 42 general tasks of this package; the personalized (86 variants) and
-proactive (64 variants) splits come from :mod:`personal_envs.knowu.phone_tasks`, for the shipped roles or any
-profile YAML and log JSON (``profile=``, ``logs=``).  Every task is a core :class:`~personal_envs.core.task.Task`
+One class serves every family: the 42 general classes, the 86 preference and the 64 routine variants, from an
+official release or the package's embedded cards on a persona set (:mod:`personal_envs.knowu.official.resolve`;
+``personas=``, ``profile=`` / ``logs=``, ``split="train"``).  Every task is a core :class:`~personal_envs.core.task.Task`
 over a :class:`~personal_envs.knowu.task.PhoneWorld`: the env builds the world, lets the task seed it, drives the
 backend and builds observations; the base env records the trace, routes ``ask_user`` to the simulated user and
 scores the episode with ``task.evaluate``.
@@ -11,7 +11,6 @@ scores the episode with ``task.evaluate``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -30,7 +29,6 @@ from personal_envs.knowu.actions import (
     official_coordinate_actions,
     official_to_pixels,
 )
-from personal_envs.knowu.fact_user import FactUser
 from personal_envs.knowu.official.guard import redact, secret_values
 from personal_envs.knowu.personas import PersonaSet
 from personal_envs.knowu.task import PhoneBackend, PhoneTask, PhoneWorld
@@ -42,36 +40,13 @@ from personal_envs.simulators.users.base import SimulatedUser
 #: Step limit of the paper.
 MAX_STEPS = 50
 
-SPLIT_LOADERS: dict[str, str] = {
-    "general": "personal_envs.knowu.general_tasks:load_tasks",
-    "personalized": "personal_envs.knowu.phone_tasks:load_personalized",
-    "proactive": "personal_envs.knowu.phone_tasks:load_proactive",
-}
+#: The task families (the three ids).
+FAMILIES: tuple[str, ...] = ("general", "personalized", "proactive")
 
 MAX_XML_CHARS = 1_000_000
 #: Simulated-user kinds the ``user=`` argument accepts by name.
 USER_KINDS: frozenset[str] = frozenset({"profile", "llm"})
 MAX_TEXT_CHARS = 200_000
-
-
-def load_split(split: str, **kwargs: Any) -> list[PhoneTask]:
-    """The tasks of a split (raises ``ValueError`` / ``NotImplementedError`` with what to do)."""
-    if split not in SPLIT_LOADERS:
-        raise InputError(f"split must be one of {sorted(SPLIT_LOADERS)}, got {split!r}")
-    module_name, _, function = SPLIT_LOADERS[split].partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:
-            raise
-        raise NotImplementedError(f"the {split!r} split is not available yet ({module_name} is missing)") from None
-    loader = getattr(module, function, None)
-    if loader is None:
-        raise NotImplementedError(f"the {split!r} split is not wired to KnowUEnv yet ({module_name}.{function} is missing)")
-    tasks = list(loader(**kwargs))
-    if not tasks:
-        raise InputError(f"the {split!r} split has no tasks for {kwargs}")
-    return tasks
 
 
 def phone_observation_space(screenshot_shape: tuple[int, ...] | None) -> spaces.Dict:
@@ -99,7 +74,7 @@ TRAIN_PERSONAS = 64
 
 def check_split(split: str) -> str:
     """``split`` if it is a persona split; an :class:`InputError` naming ``family=`` for a family name."""
-    if split in SPLIT_LOADERS:
+    if split in FAMILIES:
         raise InputError(f"split={split!r} names a task family: pass family={split!r} (split= selects the personas: "
                          f"one of {SPLITS})")
     if split not in SPLITS:
@@ -178,13 +153,12 @@ class KnowUEnv(PersonalEnv):
             in the data cache and reused; disjoint from the test personas).  ``personas=`` replaces either.
         train_personas: Number of generated personas of the train split.
         train_seed: Seed of the train split's personas.
-        task: A task id (or list of ids) to restrict the env to; ``None`` keeps the whole split.  Personalized and
-            proactive ids are ``"<template or routine>@<role>"``, e.g. ``"weekend_sleeper@student"``; a bare name
-            (``"weekend_sleeper"``) selects that template or routine for every loaded role.
-        profile: User profile for the personalized / proactive splits: a role name (``"student"``), a path to a
-            profile YAML, or ``None`` (the four shipped roles).
-        logs: Path to the user's log JSON (with a single ``profile``); by default each role's log is found by name
-            (beside the profile file, in ``data_dir`` / ``$PERSONAL_ENVS_DATA``, or the shipped logs).
+        task: A task id (or list of ids) to restrict the env to; ``None`` keeps the whole family.  Ids are the
+            official class names: ``"BatterySaverGeneralTask"``, ``"X@persona"`` (``"WeekendSleeperTask@engineer"``);
+            a bare preference / routine class selects it for every persona.
+        profile: The persona of the personalized / proactive families: an id of the persona set (``"engineer"``)
+            or a profile YAML in the official format (``logs=`` its log JSON); ``None``: every persona.
+        logs: Path to the log JSON of a ``profile`` given as a file.
         log_source: ``"clean"`` or ``"noise"`` user logs (personalized / proactive).
         memory: ``"all"`` (full logs in the observation) or ``"rag"`` (the ``top_k`` most relevant entries).
         top_k: Entries retrieved with ``memory="rag"``.
@@ -197,8 +171,8 @@ class KnowUEnv(PersonalEnv):
         screenshot_scale: Screenshot size relative to 1080x2400 (default 1/3: 360x800, the page's native size; 0.5 or
             1.0 give sharper, slower captures; 1.0 under ``protocol="paper"``).
         image_format: ``"jpeg"`` or ``"png"`` capture (default ``"jpeg"``; ``"png"`` under ``protocol="paper"``).
-        user: The simulated user: ``"profile"`` (deterministic, default), ``"llm"`` (OpenAI-compatible endpoint),
-            or a :class:`SimulatedUser` replacing the task's default.
+        user: The simulated user: ``"profile"`` (the family's deterministic user, default), ``"llm"`` (the
+            official LLM user protocol on an OpenAI-compatible endpoint), or a :class:`SimulatedUser` replacing it.
         data_dir: Directory with official data (personalized / proactive splits).
         device_serial: Android device serial (android backend).
         share_browser: Use the process-wide Chromium instead of one per env (``close`` then leaves it running).
@@ -214,9 +188,8 @@ class KnowUEnv(PersonalEnv):
             ``ui_xml`` and touch handling computed in Python (:mod:`personal_envs.simulators.phone.textscreen`),
             no screenshot (``screenshot`` defaults to False and True is refused).
         task_set: ``"official"`` (the official variants of a release, by official name), ``"embedded"`` (the
-            official classes on the package's embedded cards), ``"project"`` (this project's tasks) or ``None``:
-            official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the ``personal-envs data fetch
-            knowu`` cache), else embedded, unless ``task`` names project ids
+            official classes on the package's embedded cards) or ``None``: official when a release is found
+            (``data_dir``, ``$PERSONAL_ENVS_DATA``, the ``personal-envs data fetch knowu`` cache), else embedded
             (:mod:`personal_envs.knowu.official.resolve`).
         personas: A persona set for the official classes (personalized / proactive): a folder in the official
             layout (``user_profile/<id>.yaml`` + ``user_logs/``, e.g. ``personal-envs knowu generate`` output) or
@@ -262,16 +235,13 @@ class KnowUEnv(PersonalEnv):
         train_personas: int = TRAIN_PERSONAS,
         train_seed: int = 0,
     ) -> None:
-        if family not in SPLIT_LOADERS:
-            raise InputError(f"family must be one of {sorted(SPLIT_LOADERS)}, got {family!r}")
+        if family not in FAMILIES:
+            raise InputError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
         #: ``"test"`` or ``"train"`` (see the ``split`` argument).
         self.split = check_split(split)
         #: ``"general"``, ``"personalized"`` or ``"proactive"``.
         self.family = family
         if split == "train" and personas is None and tasks is None:
-            if task_set == "project":
-                raise InputError("split='train' runs the official classes on generated personas; "
-                                 "task_set='project' has fixed roles")
             if isinstance(train_personas, bool) or not isinstance(train_personas, int) or train_personas < 1:
                 raise InputError(f"train_personas must be a positive integer, got {train_personas!r}")
             from personal_envs.knowu.personas import generated_personas
@@ -313,31 +283,16 @@ class KnowUEnv(PersonalEnv):
             official = resolve_official(family, task, profile=profile, logs=logs, data_dir=data_dir,
                                         task_set=task_set, log_source=log_source, memory=memory, top_k=top_k,
                                         embedder=embedder, judge=judge, personas=personas)
-        all_tasks: Sequence[PhoneTask]
-        if tasks is not None:
-            all_tasks = list(tasks)
-        elif official is not None:
-            all_tasks, task = official, None  # resolved by official name already
-        elif family == "general":
-            all_tasks = load_split(family)
-        else:
-            all_tasks = load_split(family, profile=profile, logs=logs, log_source=log_source, memory=memory,
-                                   top_k=top_k, embedder=embedder, data_dir=data_dir, judge=judge, task=task)
-        if task is not None:
+        all_tasks: Sequence[PhoneTask] = list(tasks) if tasks is not None else official  # type: ignore[assignment]
+        if tasks is not None and task is not None:  # given tasks, restricted by id
             known = {t.task_id: t for t in all_tasks}
-            wanted = []
-            for name in [task] if isinstance(task, str) else list(task):
-                every_role = [tid for tid in known if family != "general" and "@" not in name
-                              and tid.startswith(name + "@")]
-                wanted += every_role or [name]  # "weekend_sleeper" selects the routine for every loaded role
+            wanted = [task] if isinstance(task, str) else list(task)
             missing = [w for w in wanted if w not in known]
-            if missing and family == "general":
-                raise InputError(f"unknown task id(s) {missing} in family {family!r}; known ids: {', '.join(known)}")
             if missing:
-                from personal_envs.knowu.phone_tasks import unknown_task_message
-
-                raise InputError(unknown_task_message(missing, list(known), family))
+                raise InputError(f"unknown task id(s) {missing}; known ids: {', '.join(known)}")
             all_tasks = [known[w] for w in wanted]
+        if not all_tasks:
+            raise InputError("KnowUEnv needs at least one task")
         #: The episodes' tasks (official variants are built on first use: see
         #: :class:`~personal_envs.knowu.official.resolve.LazyVariants`).
         self.tasks: Sequence[PhoneTask] = all_tasks
@@ -358,7 +313,7 @@ class KnowUEnv(PersonalEnv):
         if isinstance(user, str) and user not in USER_KINDS:
             raise InputError(f"user must be one of {sorted(USER_KINDS)} or a SimulatedUser, got {user!r}")
         self._custom_user = user
-        self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else FactUser()
+        self.user: SimulatedUser = user if isinstance(user, SimulatedUser) else self.tasks[0].make_user()
         self._secrets: list[str] = []  # the episode profile's identity secrets, kept out of every reply
         self.task: PhoneTask = self.tasks[0]
         self.world = PhoneWorld(Phone(), self.backend)
@@ -469,17 +424,14 @@ class KnowUEnv(PersonalEnv):
         return super()._after_user_turn(action, turn)
 
     def _make_user(self) -> SimulatedUser:
-        """The episode's simulated user: an installed one, a kind by name, or the task's default."""
+        """The episode's simulated user: an installed one, a kind by name (the task's protocol for it), or the
+        task's default."""
         if isinstance(self._custom_user, SimulatedUser):
             return self._custom_user
         user_of_kind = getattr(self.task, "user_of_kind", None)
-        if isinstance(self._custom_user, str) and callable(user_of_kind):  # official routines: official protocol
+        if isinstance(self._custom_user, str) and callable(user_of_kind):
             return user_of_kind(self._custom_user)
-        if self.task.split != "general" and isinstance(self._custom_user, str):
-            from personal_envs.knowu.users import make_user
-
-            return make_user(self._custom_user)
-        return self.task.make_user() or FactUser()
+        return self.task.make_user()
 
     def set_simulated_user(self, user: Any) -> None:
         """Replace the simulated user for this and later episodes (the user-as-agent wrappers use this)."""

@@ -6,11 +6,11 @@
 
 With an official release they are the official variants on the official roles; without one, the same classes on
 the package's embedded cards and default personas (:mod:`personal_envs.knowu.official.resolve`).
-All three run :class:`personal_envs.knowu.env.KnowUEnv` on the embedded phone.  The personalized and proactive ids
-report the paper's Table 2 layout with the role breakdown (:func:`personal_envs.knowu.metrics.report`) and offer
-the reference policies of :mod:`personal_envs.knowu.baselines`.  The proactive id's shaping defaults penalise acting
-(any action outside :data:`~personal_envs.knowu.actions.PASSIVE_ACTIONS`) when the user has no such routine (-0.2
-per step) and after the user rejected a proposal (-0.5 per step); the signals are those of
+All three run :class:`personal_envs.knowu.env.KnowUEnv` on the embedded phone and report the paper's tables by the
+official script's rules (:func:`personal_envs.knowu.official.paper_metrics.report_records`); the personalized and
+proactive ids offer the reference policies of :mod:`personal_envs.knowu.baselines`.  The proactive id's shaping
+defaults penalise acting (any action outside :data:`~personal_envs.knowu.actions.PASSIVE_ACTIONS`) when the user has
+no such routine (-0.2 per step) and after the user rejected a proposal (-0.5 per step); the signals are those of
 :meth:`personal_envs.knowu.task.PhoneTask.signals`.
 """
 
@@ -26,6 +26,9 @@ PERSONAL_POLICIES: dict[str, str] = {
     "always_ask": "personal_envs.knowu.baselines:make_always_ask",
 }
 
+#: The report of the three ids: one summariser, the official metrics script's rules.
+REPORT = "personal_envs.knowu.official.paper_metrics:report_records"
+
 #: The shortcut audit's spec of the three ids.
 AUDIT = "personal_envs.knowu.audit:audit_spec"
 
@@ -34,7 +37,7 @@ ENVS: list[EnvEntry] = [
         env_id="KnowU-General-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"family": "general"},
-        report="personal_envs.knowu.report:report",
+        report=REPORT,
         policies={"oracle": "personal_envs.knowu.oracle:make_oracle"},
         nondeterministic=True,
         audit=AUDIT,
@@ -43,7 +46,7 @@ ENVS: list[EnvEntry] = [
         env_id="KnowU-Personalized-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"family": "personalized"},
-        report="personal_envs.knowu.metrics:report",
+        report=REPORT,
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
         audit=AUDIT,
@@ -52,7 +55,7 @@ ENVS: list[EnvEntry] = [
         env_id="KnowU-Proactive-v0",
         entry_point="personal_envs.knowu.env:make_knowu_env",
         kwargs={"family": "proactive"},
-        report="personal_envs.knowu.metrics:report",
+        report=REPORT,
         policies=dict(PERSONAL_POLICIES),
         nondeterministic=True,
         signal_weights={"acts_without_routine": -0.2, "acts_after_rejection": -0.5},

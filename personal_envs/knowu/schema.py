@@ -1,4 +1,4 @@
-"""Schemas of the KnowU files (pydantic): role profiles (YAML) and user logs (JSON), official or the project's.
+"""Schemas of the KnowU files (pydantic): persona profiles (YAML) and user logs (JSON) in the official format.
 
 The profile format stays loose (sections may be missing, extra keys are kept and ignored), but what is there must
 have the type the tasks, the simulated user and the verifiers read: the seven sections and
@@ -80,13 +80,6 @@ class UserProfile(TypedDict, total=False):
     preferences: dict[str, Any]
     decision_criteria: dict[str, Any]
     social_graph: dict[str, Annotated[list[Person], BeforeValidator(_people)]]
-
-
-class ProfileDocument(TypedDict, total=False):
-    """A profile YAML file (``version``, ``description`` and other top-level keys are free)."""
-
-    user_profile: UserProfile
-    environment_init_state: dict[str, Any]
 
 
 class OfficialProfileDocument(TypedDict):

@@ -2,9 +2,8 @@
 
 A task seeds the phone's app state, gives the instruction, scores the end state and the
 :class:`~personal_envs.core.task.EpisodeTrace` (:meth:`PhoneTask.verify`), and starts the simulated user with its
-hidden context (:meth:`PhoneTask.user_context`).  The general split implements it in
-:mod:`personal_envs.knowu.general_tasks`; the personalized and proactive splits in
-:mod:`personal_envs.knowu.phone_tasks` (with a profile-grounded user, logs and an LLM judge).  All of them run on
+hidden context (:meth:`PhoneTask.user_context`).  The three families implement it in
+:mod:`personal_envs.knowu.official` (general classes, preference and routine variants); all of them run on
 :class:`personal_envs.knowu.env.KnowUEnv` unchanged.
 """
 
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation, Task
 from personal_envs.knowu.actions import PASSIVE_ACTIONS
-from personal_envs.knowu.judge import is_success
+from personal_envs.knowu.official.paper_metrics import SUCCESS_THRESHOLD
 from personal_envs.knowu.official.release import PROJECT_LABEL
 from personal_envs.knowu.state import remember
 from personal_envs.simulators.users.base import UserContext
@@ -28,6 +27,11 @@ if TYPE_CHECKING:
 
     from personal_envs.simulators.phone.phone import Phone
     from personal_envs.simulators.users.base import SimulatedUser
+
+
+def is_success(score: float) -> bool:
+    """KnowU success: S > 0.99 (the official metrics script's threshold)."""
+    return score > SUCCESS_THRESHOLD
 
 
 class PhoneBackend(Protocol):
@@ -123,9 +127,12 @@ class PhoneTask(Task[PhoneWorld]):
         """What the simulated user knows about the task (hidden from the agent)."""
         return {"instruction": self.instruction}
 
-    def make_user(self) -> SimulatedUser | None:
-        """The simulated user of this task (``None``: the env's default answers from :meth:`user_facts`)."""
-        return None
+    def make_user(self) -> SimulatedUser:
+        """The simulated user of this task; by default the official general user (it knows the request and the
+        device date, nothing more)."""
+        from personal_envs.knowu.official.general.user import OfficialGeneralUser
+
+        return OfficialGeneralUser(self.instruction, f"{self.start:%Y-%m-%d}")
 
     def gps_fix(self) -> tuple[float, float] | None:
         """Where the task's official set-up places the emulator's GPS (latitude, longitude), else ``None``."""

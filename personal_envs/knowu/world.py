@@ -41,9 +41,6 @@ RUN_DATE = datetime(2026, 5, 22, 9, 0)
 WORLD_FILE = Path(__file__).with_name("data") / "world.yaml"
 State = dict[str, Any]
 
-OWNER_NAME = "Zhang Wei"
-OWNER_PHONE = "13800138000"
-OWNER_EMAIL = "zhangwei@example.com"
 WORK_ADDRESS = "Zheda Science Park, 478 Wensan Road, Xihu District, Hangzhou"
 
 #: name -> (phone, email)

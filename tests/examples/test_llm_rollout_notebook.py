@@ -146,7 +146,7 @@ def test_notebook_stops_with_one_line_against_a_dead_endpoint(tmp_path):
 
 def test_notebook_shows_phone_screenshots(tmp_path):
     with ScriptedChatServer(phone_responder) as server:
-        notebook = execute("KnowU-General-v0", {"task": "focus_do_not_disturb", "max_steps": 4}, 1, server.base_url,
+        notebook = execute("KnowU-General-v0", {"task": "DeepWorkGeneralTask", "max_steps": 4}, 1, server.base_url,
                            tmp_path)
     text, mimes = outputs(notebook)
     assert mimes.count("image/png") >= 2  # the first screen and the one after open_app

@@ -56,7 +56,7 @@ def test_missing_uiautomator2_gives_install_hint(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(AndroidUnavailable, match=r"pip install 'personal-envs\[android\]'"):
         connect(None)
     assert "pip install" in INSTALL_HINT
-    env = KnowUEnv(backend="android", task="call_mom")
+    env = KnowUEnv(backend="android", task="DailyFamilyCallGeneralTask")
     with pytest.raises(AndroidUnavailable, match="uiautomator2 is not installed"):
         env.reset()
     env.close()
@@ -127,7 +127,7 @@ def test_backend_runs_actions_on_a_recorded_device(recorded: tuple[str, Image.Im
 
 def test_env_on_android_reports_unverifiable_scores(recorded: tuple[str, Image.Image, str]) -> None:
     home, image, _ = recorded
-    env = KnowUEnv(backend="android", task="call_mom")
+    env = KnowUEnv(backend="android", task="DailyFamilyCallGeneralTask")
     env.backend._device = RecordedDevice(home, image)  # type: ignore[attr-defined]
     obs, _ = env.reset()
     assert obs["ui_xml"] == home and obs["screenshot"].shape == (800, 360, 3)

@@ -15,7 +15,7 @@ from tests.knowu.helpers import task_index
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    environment = KnowUEnv(screenshot=True, task="weekend_alarm")
+    environment = KnowUEnv(screenshot=True, task="SetAlarmGeneralTask")
     yield environment
     environment.close()
 
@@ -29,7 +29,7 @@ def _kill(env: KnowUEnv) -> int:
 
 def test_oracle_episode_survives_a_killed_browser_and_keeps_its_score(env: KnowUEnv) -> None:
     policy = OraclePolicy(env)
-    obs, info = env.reset(options={"task_index": task_index(env, "weekend_alarm")})
+    obs, info = env.reset(options={"task_index": task_index(env, "SetAlarmGeneralTask")})
     policy.reset(obs, info)
     notices: list[str] = []
     killed_pid = 0

@@ -1,4 +1,5 @@
-"""KnowU-General-v0 as a Gymnasium env: checker, bad input, the simulated user, termination, hidden data, report."""
+"""KnowU-General-v0 (the default: embedded cards x default personas) as a Gymnasium env: checker, bad input, the
+simulated user, termination, hidden data, report."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import personal_envs  # noqa: F401  (registers the ids)
 from personal_envs.core.registration import entry_for, load_object
 from personal_envs.core.task import EpisodeTrace, Evaluation
 from personal_envs.knowu.env import KnowUEnv
-from personal_envs.knowu.report import report
+from personal_envs.knowu.official.paper_metrics import report_records
 from personal_envs.knowu.task import PhoneTask
 from personal_envs.simulators.phone.phone import Phone
 from tests.knowu.helpers import make_env, task_index
@@ -24,7 +25,7 @@ from tests.knowu.helpers import make_env, task_index
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[KnowUEnv]:
-    with closing(make_env("KnowU-General-v0", task_set="project")) as environment:
+    with closing(make_env("KnowU-General-v0")) as environment:
         yield environment
 
 
@@ -38,7 +39,8 @@ def test_reset_info_and_observation(env: KnowUEnv) -> None:
     assert info["difficulty"] in ("easy", "hard") and info["backend"] == "sim"
     assert set(obs) == {"instruction", "screenshot", "ui_xml", "context", "logs", "user_reply", "last_action_error"}
     assert obs["screenshot"].shape == (800, 360, 3)
-    assert "screenshot scale 0.3333 (360x800)" in obs["context"] and "2026-02-09" in obs["context"]
+    assert "screenshot scale 0.3333 (360x800)" in obs["context"]
+    assert f"time: {env.task.start:%Y-%m-%d %H:%M}" in obs["context"]  # the task's device time
     assert obs["logs"] == "" and obs["user_reply"] == ""
     assert env.observation_space.contains(obs)
 
@@ -65,23 +67,23 @@ def test_bad_actions_are_counted_errors(env: KnowUEnv, action: Any, expected: st
 
 
 def test_ask_user_reply_and_interaction_efficiency(env: KnowUEnv) -> None:
-    index = task_index(env, "resolve_invite_conflict")
-    env.reset(options={"task_index": index})
+    """The official general user knows the request and today's date, nothing more."""
+    env.reset(options={"task_index": task_index(env, "CalendarInviteConflictResolutionGeneralTask")})
     obs, *_ = env.step({"action_type": "ask_user", "text": "Which time should I propose?"})
-    assert obs["user_reply"] == "Whatever slot works with my calendar is fine."
-    obs, *_ = env.step({"action_type": "ask_user", "text": "Anything else?"})
-    assert obs["user_reply"].startswith("Everything I need is in my request")
+    assert obs["user_reply"].startswith("I can't tell you more than my request: ")
+    assert env.task.instruction in obs["user_reply"]
+    obs, *_ = env.step({"action_type": "ask_user", "text": "What is the date today?"})
+    assert obs["user_reply"].startswith("Today is 20")
     obs, reward, terminated, _, info = env.step({"action_type": "finished"})
     assert terminated and info["metrics"]["ask_user_count"] == 2
     assert info["metrics"]["interaction_efficiency"] == pytest.approx(info["score"] / 2)
 
 
 def test_answer_ends_the_episode_and_is_scored(env: KnowUEnv) -> None:
-    index = task_index(env, "weather_report")
-    env.reset(options={"task_index": index})
+    env.reset(options={"task_index": task_index(env, "MorningWeatherCheckGeneralTask")})
     _, reward, terminated, _, info = env.step({"action_type": "answer", "text": "Light rain, 8 to 13°C"})
     assert terminated and info["metrics"]["answer"] == "Light rain, 8 to 13°C"
-    assert reward == info["score"] == 0.5  # the answer is right but the weather page was never opened
+    assert reward == info["score"] < 1.0  # the weather page was never opened
     obs, _, terminated, _, _ = env.step({"action_type": "wait"})
     assert terminated and "episode is over" in obs["last_action_error"]
 
@@ -96,15 +98,15 @@ def test_fifty_steps_truncate(env: KnowUEnv) -> None:
 
 
 def test_task_kwarg_and_unknown_task() -> None:
-    with pytest.raises(ValueError, match="known ids"):
+    with pytest.raises(ValueError, match="no_such_task"):
         KnowUEnv(task="no_such_task")
     with pytest.raises(ValueError, match="backend"):
         KnowUEnv(backend="ios")
-    single = KnowUEnv(task="call_mom", screenshot=False)
+    single = KnowUEnv(task="DailyFamilyCallGeneralTask", screenshot=False)
     try:
         assert single.num_tasks == 1 and "screenshot" not in single.observation_space
         obs, info = single.reset(seed=3)
-        assert info["task_id"] == "call_mom" and "screenshot" not in obs
+        assert info["task_id"] == "DailyFamilyCallGeneralTask" and "screenshot" not in obs
     finally:
         single.close()
     assert not single.backend.screen.host.running  # type: ignore[attr-defined]
@@ -165,8 +167,12 @@ def test_registry_entry_report_and_oracle_factory() -> None:
                                                   "interaction_efficiency": 0.25}, "error": ""},
     ]
     text = load_object(entry.report)(records)
-    assert text == report(records)
-    lines = {line.split()[0]: line.split() for line in text.splitlines()[2:]}
-    assert lines["all"][1:4] == ["2", "50.0", "75.0"]
-    assert lines["general/easy"][2] == "100.0" and lines["general/hard"][2] == "0.0"
-    assert float(lines["all"][5]) == pytest.approx(2.0)  # efficiency = 50 / 25 average steps
+    assert text == report_records(records)
+    rows: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.strip():
+            rows.setdefault(line.split()[0], line.split())  # the first row of each name
+    # Table 2: N, overall SR, then (SR, score) for general easy / hard
+    assert rows["run"][1:7] == ["2", "50.00", "100.00", "1.0000", "0.00", "0.5000"]
+    # the script's table: episodes, SR, AvgScore, AveSteps (efficiency = 50 / 25)
+    assert rows["general"][1:5] == ["2", "50.00", "0.7500", "25.0000"]

@@ -45,8 +45,10 @@ def test_unknown_splits_and_families_are_refused() -> None:
         KnowUEnv(family="test")
     with pytest.raises(InputError, match="train_personas must be a positive integer"):
         KnowUEnv(family="proactive", split="train", train_personas=0)
-    with pytest.raises(InputError, match="task_set='project' has fixed roles"):
+    with pytest.raises(InputError, match=r"was removed \(issue 29\).*WeekendSleeperTask@engineer"):
         KnowUEnv(family="proactive", split="train", task_set="project")
+    with pytest.raises(InputError, match=r"unknown KnowU task id\(s\) \['weekend_sleeper@student'\].*was removed"):
+        KnowUEnv(family="proactive", task="weekend_sleeper@student")
 
 
 def test_the_test_split_is_the_default_personas_without_a_release() -> None:

@@ -163,7 +163,7 @@ def test_sb3_check_env_passes_on_personalwab(env_id):
 
 
 def test_sb3_check_env_passes_on_the_phone_with_screenshots():
-    env = make_rl_env("KnowU-General-v0", env_kwargs={"max_steps": 4, "task": "focus_do_not_disturb"},
+    env = make_rl_env("KnowU-General-v0", env_kwargs={"max_steps": 4, "task": "DeepWorkGeneralTask"},
                       image_size=(16, 8))
     try:
         check_env(env)

@@ -123,15 +123,15 @@ class AlwaysDecline(SimulatedUser):
 
 
 def _proactive_env(applies: bool, user: SimulatedUser | None = None):
-    from personal_envs.knowu.env import KnowUEnv, load_split
+    """A one-task env on the first default routine variant whose persona has (or lacks) the habit."""
+    from personal_envs.knowu.env import KnowUEnv
 
+    every = KnowUEnv(family="proactive", render="text")
     try:
-        tasks = [t for t in load_split("proactive")
-                 if getattr(getattr(t, "spec", t), "routine_applies", None) is applies][:1]
-    except (NotImplementedError, ValueError) as exc:
-        pytest.skip(f"the KnowU proactive split is not wired into KnowUEnv yet ({exc})")
-    env = KnowUEnv(family="proactive", tasks=tasks, user=user, screenshot=False, max_steps=6)
-    return env
+        tasks = [next(t for t in every.tasks if t.routine_applies is applies)]
+    finally:
+        every.close()
+    return KnowUEnv(family="proactive", tasks=tasks, user=user, render="text", max_steps=6)
 
 
 KNOWU_PENALTIES = {"acts_without_routine": -0.2, "acts_after_rejection": -0.5}

@@ -258,10 +258,10 @@ def trajectory_from_trace(trace: Any) -> list[dict[str, Any]]:
 
 def episode_from_record(record: Mapping[str, Any]) -> Episode | None:
     """An :class:`Episode` from an eval record: an official one from ``metrics["official_episode"]`` (see the
-    routine builders); for the project's own task set (no official trajectory), one with the step and question
-    counts and, for proactive episodes, the bucket and Act / Silent / Stop result of the record's metrics
-    (``rejected``, ``routine_applies``, ``silent``, ``stopped_after_rejection``, as :mod:`personal_envs.knowu.metrics`
-    defines them); ``None`` for a record of another benchmark."""
+    routine builders); for a record without an official trajectory (general and preference variants, result files
+    of the removed project task set), one with the step and question counts and, for a proactive record, the bucket
+    and Act / Silent / Stop result its metrics state (``rejected``, ``routine_applies``, ``silent``,
+    ``stopped_after_rejection``); ``None`` for a record of another benchmark."""
     inner = record.get("metrics")
     metrics: Mapping[str, Any] = inner if isinstance(inner, Mapping) else record
     extra = {k: record.get(k, metrics.get(k)) for k in ("policy", "memory", "log_source", "task_set", "protocol")
@@ -455,3 +455,23 @@ def report(episodes: Sequence[Episode], task_set: str = "") -> str:
     for policy, group in _groups(episodes, lambda e: str(e.extra.get("policy", "run"))).items():
         parts.append(f"== {policy} ==\n{policy_table(group)}\n\n{role_table(group)}")
     return "\n\n".join(parts)
+
+
+def report_records(records: Sequence[Mapping[str, Any]]) -> str:
+    """The three ids' ``report`` (what ``personal-envs eval`` prints after a run): the task-set line, the judge line
+    when an episode was judged, then :func:`report` over the records' episodes (the official script's rules for
+    every family)."""
+    from personal_envs.knowu.official.preference.tables import judge_line
+    from personal_envs.knowu.official.release import task_set_line
+
+    kept: list[Mapping[str, Any]] = []  # a record of another benchmark names no task set
+    episodes: list[Episode] = []
+    for record in records:
+        episode = episode_from_record(record)
+        if episode is not None:
+            kept.append(record)
+            episodes.append(episode)
+    if not episodes:
+        return "KnowU-Bench: no episodes."
+    head = [task_set_line(kept), *filter(None, [judge_line(kept)])]
+    return "\n".join(head) + "\n" + report(episodes)

@@ -1,13 +1,14 @@
-"""Which task set a KnowU env runs: the official variants (a release is present) or the project's own tasks.
+"""Which task set a KnowU env runs: the official variants (a release is present) or the embedded cards.
 
-:func:`resolve_official` is what :class:`~personal_envs.knowu.env.KnowUEnv` asks first.  It returns the official
-tasks, or ``None`` for the project's tasks:
+:func:`resolve_official` is what :class:`~personal_envs.knowu.env.KnowUEnv` asks for its tasks:
 
-* ``task_set="project"``: the project's tasks.  ``task_set="official"``: the official ones (a release is required).
-  ``task_set="embedded"``: the official classes on the package's embedded cards and default personas.
+* ``task_set="official"``: the official ones (a release is required).  ``task_set="embedded"``: the official
+  classes on the package's embedded cards and default personas.
 * ``task_set=None`` (default): official when a release is found (``data_dir``, ``$PERSONAL_ENVS_DATA``, the fetch
-  cache), else the embedded cards on the default personas (the official classes, scored by the official rules);
-  unless every requested ``task`` is a project id (the project's tasks stay available by their own names).
+  cache), else the embedded cards on the default personas (the official classes, scored by the official rules).
+
+The project's own task set (snake_case ids such as ``"weekend_sleeper@student"``, ``task_set="project"``) was
+removed in issue 29; asking for it raises :class:`~personal_envs.core.errors.InputError` naming the official ids.
 
 ``personas=`` (a folder in the official layout, ``"default"`` or a :class:`PersonaSet`) replaces the persona set:
 the release's classes when a release is found (unless ``task_set="embedded"``), else the embedded cards.
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 from personal_envs.core.errors import InputError
 from personal_envs.knowu.official.registry import (
+    FAMILY_SPLIT,
     SPLIT_FAMILY,
     build_variant,
     persona_ids,
@@ -41,7 +43,11 @@ if TYPE_CHECKING:
     from personal_envs.knowu.official.texts import TaskSource
     from personal_envs.knowu.task import PhoneTask
 
-TASK_SETS: tuple[str, ...] = ("official", "embedded", "project")
+TASK_SETS: tuple[str, ...] = ("official", "embedded")
+#: What a request for the removed project task set is told.
+REMOVED_PROJECT_SET = ("the project's own KnowU task set (snake_case ids such as 'weekend_sleeper@student', "
+                       "task_set='project') was removed (issue 29); the ids are the official class names, e.g. "
+                       "'WeekendSleeperTask@engineer' (`personal-envs tasks --env KnowU-Proactive-v0` lists them)")
 #: Built variants an env keeps (:class:`LazyVariants`).
 VARIANT_CACHE = 256
 _OFFICIAL_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*Task$")
@@ -81,9 +87,10 @@ def official_ids(split: str, source: TaskSource, personas: PersonaSet, task: str
             import difflib
 
             close = difflib.get_close_matches(name, all_names, n=3, cutoff=0.5)
-            where = f" (it is a {cls.family} task)" if cls is not None and cls.family != family else ""
+            where = (f" (it is a {cls.family} task: pass family={FAMILY_SPLIT[cls.family]!r})"
+                     if cls is not None and cls.family != family else "")
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise InputError(f"unknown official task {name!r} in split {split!r}{where}{hint}")
+            raise InputError(f"task={name!r} is no official task of family={split!r}{where}{hint}")
         if family == "general" or role is not None or custom:
             if role is not None and custom:
                 raise InputError(f"{name!r} names a role and profile= gives a profile: use one")
@@ -112,16 +119,17 @@ def resolve_official(
     log_source: str = "clean",
     personas: str | os.PathLike[str] | PersonaSet | None = None,
     **options: Any,
-) -> Sequence[PhoneTask] | None:
-    """The official tasks the env arguments select (built on first use: :class:`LazyVariants`), or ``None`` when
-    the project's tasks run."""
+) -> Sequence[PhoneTask]:
+    """The official tasks the env arguments select (built on first use: :class:`LazyVariants`)."""
+    if task_set == "project":
+        raise InputError(REMOVED_PROJECT_SET)
     if task_set is not None and task_set not in TASK_SETS:
         raise InputError(f"task_set must be one of {TASK_SETS} or None, got {task_set!r}")
-    if personas is not None and task_set == "project":
-        raise InputError("personas= runs the official classes on a persona set; task_set='project' has fixed roles")
-    if split not in SPLIT_FAMILY or task_set == "project":
-        return None
+    if split not in SPLIT_FAMILY:
+        raise InputError(f"family must be one of {sorted(SPLIT_FAMILY)}, got {split!r}")
     names = _names(task)
+    if names and not any(looks_official(n) for n in names):
+        raise InputError(f"unknown KnowU task id(s) {names}: {REMOVED_PROJECT_SET}")
     chosen = None if personas is None else as_persona_set(personas)
     if task_set == "embedded":
         return _embedded(split, chosen, task, profile, logs, log_source, options)
@@ -132,27 +140,10 @@ def resolve_official(
         if found is None and chosen is not None:
             return _embedded(split, chosen, task, profile, logs, log_source, options)
         if found is None:
-            if _project_request(names, profile):
-                return None  # project ids or roles: the project's tasks, by their own names
             return _embedded(split, chosen, task, profile, logs, log_source, options)
         release = found
-        if chosen is None and names and not any(split_variant(n)[0] in parse_release(release).classes
-                                                for n in names):
-            return None  # project ids: the project's tasks, as an extra set
     return _build(split, parse_release(release), chosen or official_personas(release.root), task, profile, logs,
                   log_source, options)
-
-
-def _project_request(names: list[str], profile: str | os.PathLike[str] | None) -> bool:
-    """Whether the arguments name the project's own tasks (ids like ``"weekend_sleeper@student"`` or a project role
-    as ``profile=``) rather than official classes."""
-    if names:
-        return not any(looks_official(n) for n in names)
-    if isinstance(profile, str) and not Path(profile).suffix:
-        from personal_envs.knowu.personas import default_personas
-
-        return profile not in default_personas().ids()
-    return False
 
 
 def _embedded(split: str, personas: PersonaSet | None, task: str | Sequence[str] | None,
@@ -206,6 +197,9 @@ def _build(split: str, source: TaskSource, personas: PersonaSet, task: str | Seq
            profile: str | os.PathLike[str] | None, logs: str | os.PathLike[str] | None, log_source: str,
            options: dict[str, Any]) -> LazyVariants:
     custom = profile is not None and not _is_role(profile, personas.ids())
+    if custom and isinstance(profile, str) and not Path(profile).suffix and not Path(profile).exists():
+        raise InputError(f"profile={profile!r} is neither a persona of the set ({', '.join(personas.ids())}) nor a "
+                         "profile YAML in the official format")
     ids = official_ids(split, source, personas, task, profile)
     if logs is not None and not custom:
         raise InputError("logs= goes with profile=<official-format profile YAML>")

@@ -584,20 +584,6 @@ def render(node: ast.expr, ns: Mapping[str, Any]) -> str:
     raise UnsupportedSlot(f"not a string expression: {ast.unparse(node)[:80]!r}")
 
 
-def slot_names(node: ast.expr) -> list[str]:
-    """The names (``x`` or ``self.x``) an official string expression reads, in order."""
-    names: list[str] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.FormattedValue):
-            for inner in ast.walk(sub.value):
-                if isinstance(inner, ast.Name) and inner.id not in ("json", "self"):
-                    names.append(inner.id)
-                elif isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) \
-                        and inner.value.id == "self":
-                    names.append(inner.attr)
-    return list(dict.fromkeys(names))
-
-
 def _functions(tree: ast.AST) -> Iterator[tuple[str | None, ast.FunctionDef]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef):

@@ -146,8 +146,8 @@ def test_always_silent_sr_is_the_fraction_of_routines_whose_habit_does_not_apply
         assert sum(acting[pid]) / 16 == (16 - sum(absent)) / 16, pid
 
 
-def test_a_folder_without_personas_and_personas_with_project_tasks_are_refused(tmp_path: Path) -> None:
+def test_a_folder_without_personas_and_the_removed_project_set_are_refused(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="holds no personas"):
         KnowUEnv(family="proactive", personas=str(tmp_path), screenshot=False)
-    with pytest.raises(InputError, match="personas="):
+    with pytest.raises(InputError, match=r"project's own KnowU task set .* was removed"):
         KnowUEnv(family="proactive", personas="default", task_set="project", screenshot=False)

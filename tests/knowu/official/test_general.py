@@ -21,7 +21,7 @@ from personal_envs.knowu.official.general.tasks import (
     maps_plan,
 )
 from personal_envs.knowu.official.registry import build_family, variant_names
-from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
+from personal_envs.knowu.official.release import OFFICIAL_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import OfficialClass, parse_release
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, home, open_app
 from personal_envs.knowu.personas import PersonaSet
@@ -244,14 +244,6 @@ def test_invite_reply_without_acceptance_gets_the_calendar_part_only(any_env: Kn
                         Fill("event_end_input", end), Tap(rid="save_event"), finish()]
     info = run(any_env, "CalendarInviteConflictResolutionGeneralTask", plan)
     assert info["score"] == pytest.approx(0.6)
-
-
-def test_project_tasks_stay_available_by_their_names(official_dir: Path) -> None:
-    project = KnowUEnv(family="general", task="battery_saver", data_dir=str(official_dir), screenshot=False)
-    try:
-        assert [t.task_id for t in project.tasks] == ["battery_saver"] and project.task_set_label == PROJECT_LABEL
-    finally:
-        project.close()
 
 
 def _judged_score(release: OfficialRelease, name: str, plan_text: str, **options: object) -> tuple[float, str]:

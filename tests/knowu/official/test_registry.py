@@ -15,7 +15,7 @@ from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official import registry
 from personal_envs.knowu.official.embedded import EMBEDDED_LABEL
 from personal_envs.knowu.official.registry import BuildContext, build_variant, make_context
-from personal_envs.knowu.official.release import OFFICIAL_LABEL, PROJECT_LABEL, OfficialRelease
+from personal_envs.knowu.official.release import OFFICIAL_LABEL, OfficialRelease
 from personal_envs.knowu.official.resolve import resolve_official
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.knowu.personas import MissingProfileField, official_personas
@@ -91,7 +91,7 @@ def test_errors_name_what_is_missing(release: OfficialRelease, probe_builder: No
         build_variant(ROUTINE, data_dir=release.root, profile=bare)
 
 
-def test_resolution_official_project_and_custom(release: OfficialRelease, official_dir: Path,
+def test_resolution_official_custom_and_removed_project_ids(release: OfficialRelease, official_dir: Path,
                                                 probe_builder: None, tmp_path: Path) -> None:
     every_role = resolve_official("proactive", ROUTINE, data_dir=official_dir)
     assert every_role is not None
@@ -107,10 +107,12 @@ def test_resolution_official_project_and_custom(release: OfficialRelease, offici
     assert custom is not None and custom[0].task_id == f"{ROUTINE}@newcomer"
     assert isinstance(custom[0], ProbeTask) and custom[0].ctx.logs == [{"time": "2026-01-01T08:00:00+08:00",
                                                                         "location": "x", "action": "y"}]
-    # project ids keep the project's tasks; task_set="project" forces them
-    assert resolve_official("proactive", "weekend_sleeper@student", data_dir=official_dir) is None
-    assert resolve_official("proactive", ROUTINE, data_dir=official_dir, task_set="project") is None
-    with pytest.raises(ValueError, match="it is a general task"):
+    # the project's ids and task_set="project" are gone: a clear message, with or without a release
+    with pytest.raises(InputError, match="was removed"):
+        resolve_official("proactive", "weekend_sleeper@student", data_dir=official_dir)
+    with pytest.raises(InputError, match="was removed"):
+        resolve_official("proactive", ROUTINE, data_dir=official_dir, task_set="project")
+    with pytest.raises(ValueError, match=r"it is a general task: pass family='general'\)"):
         resolve_official("proactive", "BatterySaverGeneralTask", data_dir=official_dir)
 
 
@@ -119,10 +121,16 @@ def test_without_a_release_official_names_and_the_default_run_the_embedded_cards
     assert named is not None and [t.task_id for t in named] == ["BatterySaverGeneralTask"]
     default = resolve_official("proactive", None, data_dir=tmp_path)
     assert default is not None and len(default) == 64 and {t.task_set for t in default} == {EMBEDDED_LABEL}
-    assert resolve_official("proactive", "weekend_sleeper@student", data_dir=tmp_path) is None  # project ids
-    assert resolve_official("proactive", None, profile="student", data_dir=tmp_path) is None  # a project role
-    with pytest.raises(InputError, match="unknown official task"):
+    with pytest.raises(InputError, match="was removed"):  # a project id
+        resolve_official("proactive", "weekend_sleeper@student", data_dir=tmp_path)
+    with pytest.raises(InputError, match=r"profile='student' is neither a persona of the set \(designer, engineer"):
+        resolve_official("proactive", None, profile="student", data_dir=tmp_path)  # a project role
+    # an unknown name is told by the env's own words (task=, family=), a name of another family names its family=
+    with pytest.raises(InputError, match=r"^task='NoSuchGeneralTask' is no official task of family='general'"):
         resolve_official("general", "NoSuchGeneralTask", data_dir=tmp_path)
+    with pytest.raises(InputError, match=r"it is a routine task: pass family='proactive'\)") as wrong:
+        resolve_official("personalized", "WeekendSleeperTask@engineer", data_dir=tmp_path)
+    assert "split" not in str(wrong.value)
 
 
 def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> None:
@@ -132,12 +140,8 @@ def test_env_runs_official_names(official_dir: Path, probe_builder: None) -> Non
         assert env.task_set_label == OFFICIAL_LABEL
     finally:
         env.close()
-    project = KnowUEnv(family="proactive", task="weekend_sleeper@student", data_dir=str(official_dir),
-                       screenshot=False)
-    try:
-        assert project.task_set_label == PROJECT_LABEL
-    finally:
-        project.close()
+    with pytest.raises(InputError, match="was removed"):
+        KnowUEnv(family="proactive", task="weekend_sleeper@student", data_dir=str(official_dir), screenshot=False)
 
 
 def test_cli_tasks_lists_official_names(official_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,12 +14,12 @@ import pytest
 import yaml
 
 from personal_envs.knowu.env import KnowUEnv
+from personal_envs.knowu.official.guard import REFUSAL
 from personal_envs.knowu.official.preference.user import OfficialPreferenceUser, stated_facts, stem
 from personal_envs.knowu.official.preference.variants import PreferenceTask, build_variant
 from personal_envs.knowu.official.registry import persona_ids
 from personal_envs.knowu.official.texts import scenario
 from personal_envs.knowu.personas import DEFAULT_DIR, hidden_values
-from personal_envs.knowu.users import REFUSAL
 from personal_envs.knowu.world import WORLD_FILE
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import UserContext, UserReply

@@ -128,13 +128,13 @@ def test_official_tasks_without_a_location_set_none(fake_adb: Path) -> None:
         assert not any("set-test-provider-location" in str(args) for _, args in device.calls)
     finally:
         env.close()
-    project, device = _android_env("call_mom")
+    embedded, device = _android_env("DailyFamilyCallGeneralTask", task_set="embedded")
     try:
-        project.reset()
-        assert any("set-test-provider-location" in str(args) for _, args in device.calls)  # the project's tasks
+        embedded.reset()  # no official image: the task's location goes through the mock-location provider
+        assert any("set-test-provider-location" in str(args) for _, args in device.calls)
         assert not fake_adb.exists()
     finally:
-        project.close()
+        embedded.close()
 
 
 def test_a_failed_location_fix_warns_and_the_episode_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from personal_envs.knowu.metrics import report
-from personal_envs.knowu.official.paper_metrics import load_results, summarize
+from personal_envs.knowu.official.paper_metrics import load_results, report_records, summarize
 from tests.knowu.official_routine.conftest import ANCHORS
 
 pytestmark = pytest.mark.usefixtures("anchors")
@@ -26,10 +25,11 @@ def test_the_eval_table_shows_the_official_act_silent_stop(tmp_path: Path, polic
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     official = summarize(load_results([str(out)]))["proactive_policy"]
-    row = next(line for line in done.stdout.splitlines() if line.startswith(policy) and "proactive" in line)
-    act, silent, stop = row.split()[-3:]
-    expected = [("-" if official[n]["value"] is None else f"{100.0 * official[n]['value']:.1f}")
-                for n in ("Act", "Silent", "Stop")]
-    assert [act, silent, stop] == expected and (act, silent) != ("-", "-")
+    section = done.stdout.split(f"== {policy} ==", 1)[1]
+    shown = {line.split()[0]: line.split()[1:] for line in section.splitlines()
+             if line.split()[:1] in (["Act"], ["Silent"], ["Stop"])}
+    expected = {n: [str(official[n]["episodes"]), "n/a" if official[n]["value"] is None
+                    else f"{100.0 * official[n]['value']:.2f}"] for n in ("Act", "Silent", "Stop")}
+    assert shown == expected and (shown["Act"][1], shown["Silent"][1]) != ("n/a", "n/a")
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert report(records) in done.stdout
+    assert report_records(records) in done.stdout

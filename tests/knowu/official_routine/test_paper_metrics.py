@@ -147,3 +147,55 @@ def test_figures_plot_the_tables_numbers(tmp_path) -> None:  # type: ignore[no-u
     (tmp_path / "r.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     assert main(["knowu", "table", str(tmp_path / "r.jsonl"), "--figures", str(tmp_path / "cli")]) == 0
     assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == sorted(p.name for p in paths)
+
+
+def _official(name: str, split: str, score: float, traj: list[dict], habit: bool | None, difficulty: str) -> dict:
+    episode = {"task_name": name, "split": split, "score": score, "traj": traj, "habit_should_act": habit,
+               "difficulty": difficulty}
+    return {"task_id": name, "policy": "p", "memory": "none", "log_source": "clean",
+            "metrics": {"split": split, "score": score, "task_set": "KnowU-Bench embedded",
+                        "official_episode": episode}}
+
+
+def test_report_records_on_hand_built_records_gives_the_numbers_derived_by_hand() -> None:
+    click = {"action_type": "click", "x": 1, "y": 1}
+    records = [
+        # general, easy: 4 steps, no question, success
+        _official("SetAlarmGeneralTask", "general", 1.0, _traj((click, None), (click, None), (click, None),
+                                                                (DONE, None)), None, "easy"),
+        # personalized, hard, no official trajectory: 5 steps of which 2 questions, score 0.5, judged by the fallback
+        {"task_id": "PrefTask@engineer", "steps": 5, "policy": "p", "memory": "none", "log_source": "clean",
+         "metrics": {"split": "personalized", "score": 0.5, "ask_user_count": 2, "difficulty": "hard",
+                     "judge": "fallback", "task_set": "KnowU-Bench embedded"}},
+        # proactive, easy: habit applies, asked, accepted, acted -> Act success (3 steps, 1 question)
+        _official("HabitTask@engineer", "proactive", 1.0, _traj((ASK, "<decision>accept</decision>"), (click, None),
+                                                                 (DONE, None)), True, "easy"),
+        # proactive, hard: no habit, clicked anyway -> Silent failure (2 steps, 0 questions)
+        _official("NoHabitTask@designer", "proactive", 0.0, _traj((click, None), (DONE, None)), False, "hard"),
+        # proactive, hard: the user rejected, the agent stopped -> Stop success (2 steps, 1 question)
+        _official("RejectTask@designer", "proactive", 0.0, _traj((ASK, "<decision>reject</decision>"), (DONE, None)),
+                  True, "hard"),
+        {"task_id": "x", "metrics": {"score": 1.0}},  # another benchmark's record: left out
+    ]
+    text = pm.report_records(records)
+    lines = text.splitlines()
+    assert lines[0] == "task set: KnowU-Bench embedded"
+    assert lines[1] == ("judge: fallback on 1 of 1 judged episodes; 0 judge error(s) (a fallback is not the paper's "
+                        "LLM judge: S_llm is deterministic there)")
+    rows = {tuple(line.split()[:3]): line.split() for line in lines if line.split()}
+    # Table 2: 2 of 5 episodes succeed; per split easy / hard SR and score
+    assert rows[("p", "5", "40.00")] == ["p", "5", "40.00", "100.00", "1.0000", "n/a", "n/a", "n/a", "n/a",
+                                         "0.00", "0.5000", "100.00", "1.0000", "0.00", "0.0000"]
+    # Table 3: one memory setting; proactive SR 1/3, score 1/3
+    assert rows[("p", "none", "clean")] == ["p", "none", "clean", "100.00", "1.0000", "0.00", "0.5000",
+                                            "33.33", "0.3333"]
+    # the script's table: steps 4 / 5 / (3+2+2)/3, queries 0 / 2 / (1+0+1)/3, IE 0.5/2 and mean(1/1, 0/1, 0/1)
+    assert rows[("general", "1", "100.00")] == ["general", "1", "100.00", "1.0000", "4.0000", "0.0000", "n/a"]
+    assert rows[("personalized", "1", "0.00")] == ["personalized", "1", "0.00", "0.5000", "5.0000", "2.0000",
+                                                   "0.2500"]
+    assert rows[("proactive", "3", "33.33")] == ["proactive", "3", "33.33", "0.3333", "2.3333", "0.6667", "0.3333"]
+    assert [rows[(name, "1", value)] for name, value in (("Act", "100.00"), ("Silent", "0.00"), ("Stop", "100.00"))]
+    # per role: engineer 0.5 and 1.0 with 2 and 1 questions; designer 0 and 0 with 0 and 1
+    assert rows[("engineer", "2", "0.7500")] == ["engineer", "2", "0.7500", "1.5000"]
+    assert rows[("designer", "2", "0.0000")] == ["designer", "2", "0.0000", "0.5000"]
+    assert pm.report_records(records[-1:]) == "KnowU-Bench: no episodes."

@@ -28,7 +28,6 @@ from typing import Any
 import yaml
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
-from personal_envs.knowu.judge import is_success
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.preference.judge import JudgeVerdict, OfficialPreferenceJudge
 from personal_envs.knowu.official.preference.reading import SORT_IDS
@@ -66,7 +65,7 @@ from personal_envs.knowu.personas import (
     user_slug,
 )
 from personal_envs.knowu.state import EndState, read_state
-from personal_envs.knowu.task import PhoneTask, PhoneWorld, acting_steps, first_rejection_step
+from personal_envs.knowu.task import PhoneTask, PhoneWorld, acting_steps, first_rejection_step, is_success
 from personal_envs.knowu.world import preference_world, seed_state
 from personal_envs.simulators.phone.phone import Phone
 from personal_envs.simulators.users.base import SimulatedUser

@@ -184,7 +184,7 @@ class OfficialRoutineTask(PhoneTask):
                    **self.settings}
         return Evaluation(score, metrics, [Check("official_rule", score >= 1.0, reason)], reason)
 
-    def make_user(self) -> SimulatedUser | None:
+    def make_user(self) -> SimulatedUser:
         return self.user_of_kind(self.user_kind)
 
     def user_of_kind(self, kind: str) -> SimulatedUser:

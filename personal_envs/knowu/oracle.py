@@ -224,9 +224,11 @@ class Reply:
 Goal = Order | Prune | Sms | Post | Mail | Toot | Visit | Alarm | Contact | Sort | Event | Ask | Reply
 
 
-def _listed(state: State, app: str, key: str) -> list[Any]:
-    value = (state.get(app) or {}).get(key) if isinstance(state.get(app), Mapping) else None
-    return value if isinstance(value, list) else []
+def listed(state: State, app: str, key: str) -> list[Mapping[str, Any]]:
+    """The records of list ``key`` of ``app`` in a class's world (app-state fixture); none when malformed."""
+    holder = state.get(app)
+    value = holder.get(key) if isinstance(holder, Mapping) else None
+    return [i for i in value if isinstance(i, Mapping)] if isinstance(value, list) else []
 
 
 def _order_steps(goal: Order, world: State) -> list[Step]:
@@ -240,12 +242,12 @@ def _order_steps(goal: Order, world: State) -> list[Step]:
     if goal.note:
         tail.append(Fill("order_note", goal.note))
     pay = [Tap(rid=f"pay_{PAYMENT_IDS.get(goal.payment, goal.payment)}")] if goal.payment else []
-    for restaurant in _listed(world, goal.app, "restaurants"):
+    for restaurant in listed(world, goal.app, "restaurants"):
         for dish in restaurant.get("dishes", []):
             if dish.get("id") == goal.item:
                 return [open_app(label), Tap(text=str(restaurant["name"])), Tap(rid="add_dish", near=str(dish["name"])),
                         Tap(rid="add_to_basket"), Tap(rid="basket_button"), *tail, *pay, Tap(rid="place_order")]
-    title = next((str(i.get("title")) for i in _listed(world, goal.app, "catalog") if i.get("id") == goal.item),
+    title = next((str(i.get("title")) for i in listed(world, goal.app, "catalog") if i.get("id") == goal.item),
                  goal.item)
     steps: list[Step] = [open_app(label), Fill("search_input", title), Tap(rid="search_button"), Tap(text=title)]
     if goal.size is not None:
@@ -254,7 +256,7 @@ def _order_steps(goal: Order, world: State) -> list[Step]:
 
 
 def _prune_steps(goal: Prune, world: State) -> list[Step]:
-    titles = {str(i.get("id")): str(i.get("title")) for i in _listed(world, goal.app, "cart")}
+    titles = {str(i.get("id")): str(i.get("title")) for i in listed(world, goal.app, "cart")}
     return [open_app(APP_LABELS.get(goal.app, goal.app)), Tap(rid="cart_button"),
             *[Tap(rid="delete_item", near=titles.get(i, i)) for i in goal.ids]]
 

@@ -32,33 +32,15 @@ REPORT = "personal_envs.knowu.official.paper_metrics:report_records"
 #: The shortcut audit's spec of the three ids.
 AUDIT = "personal_envs.knowu.audit:audit_spec"
 
+
+def _entry(env_id: str, family: str, policies: dict[str, str], signals: dict[str, float] | None = None) -> EnvEntry:
+    return EnvEntry(env_id=env_id, entry_point="personal_envs.knowu.env:make_knowu_env", kwargs={"family": family},
+                    report=REPORT, policies=policies, nondeterministic=True, audit=AUDIT, signal_weights=signals or {})
+
+
 ENVS: list[EnvEntry] = [
-    EnvEntry(
-        env_id="KnowU-General-v0",
-        entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"family": "general"},
-        report=REPORT,
-        policies={"oracle": "personal_envs.knowu.oracle:make_oracle"},
-        nondeterministic=True,
-        audit=AUDIT,
-    ),
-    EnvEntry(
-        env_id="KnowU-Personalized-v0",
-        entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"family": "personalized"},
-        report=REPORT,
-        policies=dict(PERSONAL_POLICIES),
-        nondeterministic=True,
-        audit=AUDIT,
-    ),
-    EnvEntry(
-        env_id="KnowU-Proactive-v0",
-        entry_point="personal_envs.knowu.env:make_knowu_env",
-        kwargs={"family": "proactive"},
-        report=REPORT,
-        policies=dict(PERSONAL_POLICIES),
-        nondeterministic=True,
-        signal_weights={"acts_without_routine": -0.2, "acts_after_rejection": -0.5},
-        audit=AUDIT,
-    ),
+    _entry("KnowU-General-v0", "general", {"oracle": "personal_envs.knowu.oracle:make_oracle"}),
+    _entry("KnowU-Personalized-v0", "personalized", dict(PERSONAL_POLICIES)),
+    _entry("KnowU-Proactive-v0", "proactive", dict(PERSONAL_POLICIES),
+           {"acts_without_routine": -0.2, "acts_after_rejection": -0.5}),
 ]

@@ -278,10 +278,6 @@ class TextSource:
         """Names of the classes defined in the routine directory."""
         return list(self._classes)
 
-    def file_of(self, cls: str) -> str:
-        """The file defining ``cls``."""
-        return self._class(cls)[1]
-
     def _class(self, cls: str) -> tuple[ast.ClassDef, str]:
         try:
             return self._classes[cls]

@@ -35,6 +35,7 @@ from personal_envs.knowu.oracle import (
     Sort,
     Toot,
     Visit,
+    listed,
 )
 from personal_envs.knowu.state import EndState
 
@@ -91,12 +92,6 @@ class Reading:
 
 
 # ============================================================================================ episode facts
-def _listed(state: State, app: str, key: str) -> list[Item]:
-    holder = state.get(app)
-    value = holder.get(key) if isinstance(holder, Mapping) else None
-    return [i for i in value if isinstance(i, Mapping)] if isinstance(value, list) else []
-
-
 def new_orders(end: EndState, apps: Sequence[str]) -> list[tuple[str, Item]]:
     """Orders placed during the episode on ``apps`` (app, order)."""
     return [(a, o) for a in apps for o in end.new(list(end.orders.get(a, [])))]
@@ -206,7 +201,7 @@ def _item_text(item: Item) -> str:
 def _ordered(reading: Reading, end: EndState, apps: Sequence[str]) -> list[Item]:
     items: list[Item] = []
     for a, order in new_orders(end, apps):
-        catalog = {str(i.get("id")): i for i in _listed(reading.state, a, "catalog")}
+        catalog = {str(i.get("id")): i for i in listed(reading.state, a, "catalog")}
         items += [{**line, **catalog.get(str(line.get("id")), {}), "size": (line.get("options") or {}).get("size")}
                   for line in order.get("items", []) or [] if isinstance(line, Mapping)]
     return items
@@ -227,7 +222,7 @@ def _product_order(reading: Reading, *, name: str, weight: float, wanted: Callab
         unstated = f" (the profile has no {missing}: only the kind of product judged)" if missing else ""
         return wanted(best), f"ordered {best.get('title', best.get('id'))}{unstated}"
 
-    ranked = sorted(_listed(reading.state, app_name, "catalog"), key=lambda i: -wanted(i))
+    ranked = sorted(listed(reading.state, app_name, "catalog"), key=lambda i: -wanted(i))
     choice = str(ranked[0].get("id")) if ranked else ""
     return [basic, app_dim, Dimension(name, weight, product)], Order(app_name, choice, address, size, note)
 
@@ -329,7 +324,7 @@ def _prune(reading: Reading, *, disliked: Callable[[Item], bool] | None, in_scop
            weights: tuple[float, float, float]) -> ClassRubric:
     """Target accuracy, app preference and execution of a cart deletion (the cart-management classes)."""
     app_dim, app_name = app_dimension(reading, "shop", weights[1], _cart_apps(rd.SHOPS))
-    cart = _listed(reading.state, app_name, "cart")
+    cart = listed(reading.state, app_name, "cart")
     targets = {str(i.get("id")) for i in cart if disliked is not None and in_scope in str(i.get("category", ""))
                and disliked(i)}
 
@@ -409,7 +404,7 @@ def cart_electronics(reading: Reading) -> ClassRubric:
 
 # ==================================================================================================== food
 def _dishes(state: State, app_name: str) -> list[tuple[Item, Item]]:
-    return [(r, d) for r in _listed(state, app_name, "restaurants") for d in r.get("dishes", []) or []
+    return [(r, d) for r in listed(state, app_name, "restaurants") for d in r.get("dishes", []) or []
             if isinstance(d, Mapping)]
 
 
@@ -840,7 +835,7 @@ def mastodon_interest(reading: Reading) -> ClassRubric:
     found = rd.field_of_interest(reading.doc)
     topic = found[0].lower() if found else ""
     words = [w for w in re.split(r"[/ ,]+", topic) if len(w) > 2]
-    timeline = _listed(reading.state, "mastodon", "timeline")
+    timeline = listed(reading.state, "mastodon", "timeline")
     post = next((p for p in timeline if any(w in rd.text_of(p) for w in words)), None)
     channels = _channels(reading.state)
     channel = target_channel(reading) or next((c for c in channels if any(w[:4] in c.lower() for w in words)), None) \

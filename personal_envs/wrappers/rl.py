@@ -43,6 +43,8 @@ def make_rl_env(
         slot_history: Append the fixed slots chosen so far in the episode and the step fraction (``Discrete`` mode).
         no_repeat: With ``slot_history``, mask the slots whose action was already taken in the episode.
     """
+    if no_repeat and not slot_history:
+        raise ValueError("no_repeat needs slot_history=True")
     if isinstance(env, str):
         import personal_envs  # noqa: F401  (registers the ids)
 
@@ -59,6 +61,4 @@ def make_rl_env(
         if mode != "discrete":
             raise ValueError("slot_history needs mode='discrete'")
         wrapped = SlotHistory(wrapped, no_repeat=no_repeat)
-    elif no_repeat:
-        raise ValueError("no_repeat needs slot_history=True")
     return wrapped

@@ -6,7 +6,14 @@ history (memory) to call it with (:mod:`personal_envs.personalwab.candidates`: t
 recommendation sequences, three reviews, three replies and ``stop``, each in a fixed slot).  What it sees: frozen
 MiniLM embeddings of the request, of the user's newest history titles and of the user's reply, plus four flags
 (:mod:`personal_envs.personalwab.features`); in multi-turn also the slots it already chose and the step fraction
-(:class:`~personal_envs.wrappers.features.SlotHistory`).  Nothing it sees comes from the answer key.
+(:class:`~personal_envs.wrappers.features.SlotHistory`), and a call it already made is masked (``no_repeat``: the
+same call returns the same result).  Nothing it sees comes from the answer key.
+
+Multi-turn training (only; the reported figures are the unshaped result accuracy): the env's 10-step limit is
+reported as the end of the episode (:class:`~personal_envs.wrappers.limits.StepLimitEnds`: SB3 otherwise adds
+``gamma x V`` to an episode cut by the limit, which pays never stopping), and each step costs ``--step-cost``
+(``EfficiencyStepCost``, default 0.05): the metric keeps the best call of the episode, so without a cost calling
+every function once is what it pays best (the ``degenerate`` rows of the table).
 
 Trained on ``split="train"`` only (a generated world sharing no user, persona or answer with the test data), then
 scored on ``split="test"`` (the official test set when the release is installed, else the embedded default) with
@@ -42,6 +49,9 @@ ENV_IDS = {"single": "PersonalWAB-SingleTurn-v0", "multi": "PersonalWAB-MultiTur
 FEATURES = "personal_envs.personalwab.features:make_features"
 MEMORY_KINDS = ("none", "random", "last", "relevant", "task")
 TYPES = ("search", "recommend", "review")
+#: Training-only cost of every multi-turn step (``EfficiencyStepCost``): without it, continuing is free and the
+#: metric (the best correct call of the episode) never pays ``stop``.  The reported figures are unshaped.
+MULTI_STEP_COST = 0.05
 
 
 def lexical_similarity(a: str, b: str) -> float:
@@ -89,6 +99,50 @@ def memory_policy(kind: str, env: gym.Env[Any, Any], seed: int) -> Any:
     return MemoryHeuristic()
 
 
+class SlotProgram:
+    """A fixed sequence of candidate slots, one per step (then ``stop``); a slot not offered on this step is
+    replaced by ``stop``.  The degenerate programs of the multi-turn table (``DEGENERATE``)."""
+
+    def __init__(self, env: gym.Env[Any, Any], slots: tuple[str, ...], repeat: bool = False) -> None:
+        from personal_envs.wrappers.discrete import DiscreteActions
+
+        self.slots = DiscreteActions(env, max_actions=13)
+        names = list(self.slots.get_wrapper_attr("fixed_slots"))
+        self.program = [names.index(name) for name in slots]
+        self.stop = names.index("stop")
+        self.repeat = repeat
+        self.step = 0
+
+    def reset(self, observation: dict[str, Any], info: dict[str, Any]) -> None:
+        self.step = 0
+
+    def act(self, observation: dict[str, Any], info: dict[str, Any]) -> dict[str, Any]:
+        self.slots._refresh(observation)
+        index = self.step if not self.repeat else 0
+        slot = self.program[index] if index < len(self.program) else self.stop
+        self.step += 1
+        return self.slots.action(slot if self.slots.action_masks()[slot] else self.stop)
+
+
+_TASK_SLOTS = tuple(f"{family}/{variant}" for family, variants in (
+    ("search_product_by_query", ("instruction", "top_store", "relevant")),
+    ("get_recommendations_by_history", ("last30", "last5", "relevant")),
+    ("add_product_review", ("last", "relevant", "relevant_only"))) for variant in variants)
+#: Degenerate multi-turn programs (name -> slots, repeated at every step?): what the metric pays without reading.
+DEGENERATE: dict[str, tuple[tuple[str, ...], bool]] = {
+    "stop at once": ((), False),
+    "always ask (respond/0)": (("respond/0",), True),
+    "always review (relevant)": (("add_product_review/relevant",), True),
+    "always search (top_store)": (("search_product_by_query/top_store",), True),
+    "search (top_store), review (relevant), stop": (("search_product_by_query/top_store",
+                                                     "add_product_review/relevant"), False),
+    "search, recommend, review once, stop": (("search_product_by_query/instruction",
+                                              "get_recommendations_by_history/last30", "add_product_review/last"),
+                                             False),
+    "every task slot once (9 calls), stop": (_TASK_SLOTS, False),
+}
+
+
 class RandomCandidates:
     """Uniform choice among the candidates the RL agent has (seeded)."""
 
@@ -110,22 +164,27 @@ class RandomCandidates:
 def evaluate(env: gym.Env[Any, Any], policy: Any, tasks: list[int], seed: int = 10_000) -> dict[str, Any]:
     """Run ``policy`` once on each task index; result and function accuracy overall and per task type."""
     rows = []
+    actions: dict[str, int] = {}
     for index in tasks:
         observation, info = env.reset(seed=seed + index, options={"task_index": index})
         policy.reset(observation, info)
         done, reward, steps = False, 0.0, 0
         while not done:
-            observation, reward_step, terminated, truncated, info = env.step(policy.act(observation, info))
+            action = policy.act(observation, info)
+            actions[str(action.get("action_type"))] = actions.get(str(action.get("action_type")), 0) + 1
+            observation, reward_step, terminated, truncated, info = env.step(action)
             reward, steps, done = float(reward_step), steps + 1, terminated or truncated
         metrics = info.get("metrics", {})
         rows.append({"type": env.unwrapped.tasks[index].record["type"], "result": float(metrics.get(
-            "result_accuracy", reward)), "function": float(metrics.get("function_accuracy", 0.0)), "steps": steps})
-    summary: dict[str, Any] = {"episodes": len(rows)}
+            "result_accuracy", reward)), "function": float(metrics.get("function_accuracy", 0.0)), "steps": steps,
+            "calls": float(metrics.get("task_function_calls", 0))})
+    summary: dict[str, Any] = {"episodes": len(rows), "actions": actions}
     for name, chosen in [("overall", rows)] + [(t, [r for r in rows if r["type"] == t]) for t in TYPES]:
         summary[name] = {
             "result": float(np.mean([r["result"] for r in chosen])) if chosen else float("nan"),
             "function": float(np.mean([r["function"] for r in chosen])) if chosen else float("nan"),
             "steps": float(np.mean([r["steps"] for r in chosen])) if chosen else float("nan"),
+            "calls": float(np.mean([r["calls"] for r in chosen])) if chosen else float("nan"),
             "n": len(chosen),
         }
     return summary
@@ -140,15 +199,17 @@ class Setting:
     n_steps: int
     curve_tasks: int
     eval_every: int
+    step_cost: float = 0.0
     train_generate: dict[str, Any] = field(default_factory=dict)
 
 
 def settings(args: argparse.Namespace, mode: str, minutes: float) -> Setting:
+    step_cost = args.step_cost if args.step_cost is not None else (MULTI_STEP_COST if mode == "multi" else 0.0)
     if args.quick:
         return Setting(mode, args.timesteps or (384 if mode == "single" else 512), minutes, 128, 12,
-                       args.eval_every or 128, {"n_users": 24, "n_products": 600})
+                       args.eval_every or 128, step_cost, {"n_users": 24, "n_products": 600})
     return Setting(mode, args.timesteps or (30_000 if mode == "single" else 40_000), minutes, 512, 30,
-                   args.eval_every or 2_048)
+                   args.eval_every or 2_048, step_cost)
 
 
 def env_kwargs(args: argparse.Namespace, split: str, setting: Setting) -> dict[str, Any]:
@@ -163,7 +224,7 @@ def env_kwargs(args: argparse.Namespace, split: str, setting: Setting) -> dict[s
 
 
 def rl_env_options(mode: str) -> dict[str, Any]:
-    return {"max_actions": 13, "features": FEATURES, "slot_history": mode == "multi"}
+    return {"max_actions": 13, "features": FEATURES, "slot_history": mode == "multi", "no_repeat": mode == "multi"}
 
 
 def warm_up(env: gym.Env[Any, Any]) -> float:
@@ -181,12 +242,18 @@ def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str
 
     from personal_envs.policies.sb3 import SB3Policy, save_policy
     from personal_envs.trainers.sb3_curve import learn_with_curve
+    from personal_envs.wrappers.limits import StepLimitEnds
     from personal_envs.wrappers.rl import make_rl_env
+    from personal_envs.wrappers.shaping import EfficiencyStepCost
 
     torch.set_num_threads(1)
     env_id = ENV_IDS[setting.mode]
     started = time.perf_counter()
-    train_env = make_rl_env(env_id, env_kwargs=env_kwargs(args, "train", setting), **rl_env_options(setting.mode))
+    # training only: the step limit ends the episode (no bootstrap past it), and each step may cost
+    shaping: list[Any] = [lambda env: EfficiencyStepCost(env, cost=setting.step_cost)] if setting.step_cost else []
+    shaping.append(StepLimitEnds)
+    train_env = make_rl_env(env_id, env_kwargs=env_kwargs(args, "train", setting), shaping=shaping,
+                            **rl_env_options(setting.mode))
     test_env = gym.make(env_id, **env_kwargs(args, "test", setting))
     warm_s = warm_up(train_env) + warm_up(test_env)
     print(f"[{setting.mode}] {train_env.unwrapped.num_tasks} train tasks, {test_env.unwrapped.num_tasks} test tasks; "
@@ -227,22 +294,30 @@ def train(args: argparse.Namespace, setting: Setting, log_dir: Path) -> dict[str
              "random candidate": evaluate(test_env, RandomCandidates(test_env, args.seed), tasks)}
     for kind in (MEMORY_KINDS if not args.quick else ("last",)):
         table[f"memory: {kind}"] = evaluate(test_env, memory_policy(kind, test_env, args.seed), tasks)
+    if setting.mode == "multi":
+        for name, (slots, repeat) in DEGENERATE.items():
+            table[f"degenerate: {name}"] = evaluate(test_env, SlotProgram(test_env, slots, repeat), tasks)
     train_env.close()
     test_env.close()
     return {"mode": setting.mode, "env_id": env_id, "curve": curve, "table": table, "timesteps": model.num_timesteps,
-            "wall_s": time.perf_counter() - started, "test_tasks": len(tasks)}
+            "wall_s": time.perf_counter() - started, "test_tasks": len(tasks), "step_cost": setting.step_cost}
 
 
 # ---------------------------------------------------------------------------------------------- output
 def table_text(result: dict[str, Any]) -> str:
     lines = [f"{result['env_id']}: test split, {result['test_tasks']} tasks; MaskablePPO trained "
-             f"{result['timesteps']} steps on the train split ({result['wall_s'] / 60:.1f} min)", "",
-             "| policy | result acc | function acc | search | recommend | review | avg steps |",
-             "|---|---|---|---|---|---|---|"]
+             f"{result['timesteps']} steps on the train split ({result['wall_s'] / 60:.1f} min, training step cost "
+             f"{result.get('step_cost', 0.0)})", "",
+             "| policy | result acc | function acc | search | recommend | review | avg steps | calls |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, row in result["table"].items():
         lines.append(f"| {name} | {row['overall']['result']:.3f} | {row['overall']['function']:.3f} | "
                      f"{row['search']['result']:.3f} | {row['recommend']['result']:.3f} | {row['review']['result']:.3f}"
-                     f" | {row['overall']['steps']:.2f} |")
+                     f" | {row['overall']['steps']:.2f} | {row['overall']['calls']:.2f} |")
+    ours = result["table"].get("MaskablePPO (ours)")
+    if ours is not None:
+        counts = ", ".join(f"{name} {count}" for name, count in sorted(ours["actions"].items(), key=lambda x: -x[1]))
+        lines += ["", f"MaskablePPO actions on the test tasks: {counts}"]
     return "\n".join(lines)
 
 
@@ -280,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timesteps", type=int, default=0, help="training steps per mode (0: the setting's)")
     parser.add_argument("--eval-every", type=int, default=0, help="curve point every N steps (0: the setting's)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--step-cost", type=float, default=None,
+                        help=f"training-only cost per step (default {MULTI_STEP_COST} in multi-turn, 0 in single-turn)")
     parser.add_argument("--save", default=None, help="save each policy as SAVE_<mode>.zip / .json")
     parser.add_argument("--log-dir", default="runs/train_personalwab")
     parser.add_argument("--data-dir", default=None, help="PersonalWAB release (the test split is then official)")

@@ -19,7 +19,7 @@ import numpy as np
 from personal_envs.core.registration import load_object
 from personal_envs.policies.base import Policy
 from personal_envs.wrappers.discrete import DiscreteActions
-from personal_envs.wrappers.features import ObservationFeaturizer, history_features
+from personal_envs.wrappers.features import ObservationFeaturizer, TakenActions, history_features
 
 #: Algorithms a saved policy may name (sb3-contrib's are optional).
 ALGORITHMS: dict[str, str] = {
@@ -30,7 +30,7 @@ ALGORITHMS: dict[str, str] = {
 }
 #: ``make_rl_env`` arguments a saved policy records.
 RL_ENV_KEYS = ("provider", "max_actions", "mode", "fields", "text_dim", "encoder", "image_size", "features",
-               "slot_history")
+               "slot_history", "no_repeat")
 
 
 def _paths(path: str | Path) -> tuple[Path, Path]:
@@ -98,6 +98,8 @@ class SB3Policy(Policy):
             str(options.get("encoder", "hash")), tuple(options.get("image_size", (24, 16))),
             extractor=load_object(features)(env) if features else None)
         self.slot_history = bool(options.get("slot_history", False))
+        self.no_repeat = bool(options.get("no_repeat", False))
+        self.taken = TakenActions()
         self.max_steps = max(1, int(getattr(env.unwrapped, "max_steps", 1) or 1))
         self.chosen = np.zeros(len(self.slots.fixed_slots), np.float32)
         self.steps = 0
@@ -113,6 +115,7 @@ class SB3Policy(Policy):
     def reset(self, observation: dict[str, Any], info: dict[str, Any]) -> None:
         self.chosen[:] = 0.0
         self.steps = 0
+        self.taken.clear()
 
     def features(self, observation: dict[str, Any]) -> np.ndarray:
         """The model's input for ``observation`` (features, plus the slot history when the policy uses it)."""
@@ -125,15 +128,19 @@ class SB3Policy(Policy):
         self.slots._refresh(observation)
         vector = self.features(observation)
         if self.masked:
-            action, _ = self.model.predict(vector, action_masks=self.slots.action_masks(),
-                                           deterministic=self.deterministic)
+            masks = self.slots.action_masks()
+            if self.no_repeat:
+                masks = self.taken.mask(masks, self.slots.action)
+            action, _ = self.model.predict(vector, action_masks=masks, deterministic=self.deterministic)
         else:
             action, _ = self.model.predict(vector, deterministic=self.deterministic)
         slot = int(np.asarray(action).reshape(-1)[0])
         if self.slot_history and 0 <= slot < len(self.chosen):
             self.chosen[slot] = 1.0
         self.steps += 1
-        return self.slots.action(action)
+        chosen = self.slots.action(action)
+        self.taken.add(chosen)
+        return chosen
 
 
 def make_sb3_policy(env: gym.Env[Any, Any], seed: int = 0, path: str = "", **kwargs: Any) -> SB3Policy:

@@ -7,11 +7,13 @@
   :class:`SignalShaping` (the env's privileged signals with the weights its id declares),
   :class:`EfficiencyStepCost`, :class:`InteractionEfficiencyCost`.
 * RL: :class:`FeatureObservation` (text and screenshots to a fixed ``Box``), :class:`DiscreteActions` (masked
-  ``Discrete`` / ``MultiDiscrete`` choices over candidate actions) and :func:`make_rl_env` combining them.
+  ``Discrete`` / ``MultiDiscrete`` choices over candidate actions) and :func:`make_rl_env` combining them;
+  :class:`StepLimitEnds` (the env's step limit as termination, for learners that bootstrap truncation).
 """
 
 from personal_envs.wrappers.discrete import DiscreteActions
 from personal_envs.wrappers.features import FeatureObservation, TextHasher
+from personal_envs.wrappers.limits import StepLimitEnds
 from personal_envs.wrappers.rl import make_rl_env
 from personal_envs.wrappers.shaping import (
     EfficiencyStepCost,
@@ -31,6 +33,7 @@ __all__ = [
     "ProxyUser",
     "SharedTaskReward",
     "SimulatedUserPolicy",
+    "StepLimitEnds",
     "TextHasher",
     "UserAgentAEC",
     "UserAgentParallel",

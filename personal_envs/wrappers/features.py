@@ -12,6 +12,7 @@ The layout (field order and slices) is in :attr:`FeatureObservation.layout`.
 
 from __future__ import annotations
 
+import json
 import re
 import zlib
 from collections.abc import Sequence
@@ -232,11 +233,17 @@ class SlotHistory(gym.Wrapper[np.ndarray, Any, Any, Any], gym.utils.RecordConstr
     the fraction of the step limit used, so a memoryless policy knows what it already tried (multi-turn).
 
     Wraps a :class:`FeatureObservation` over a ``Discrete`` :class:`~personal_envs.wrappers.discrete.DiscreteActions`.
+
+    Args:
+        no_repeat: Also mask every slot whose action (function and arguments) was already taken in this episode:
+            the same call twice returns the same result, so repeating it only spends a step.
     """
 
-    def __init__(self, env: gym.Env[Any, Any]) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self)
+    def __init__(self, env: gym.Env[Any, Any], no_repeat: bool = False) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self, no_repeat=no_repeat)
         gym.Wrapper.__init__(self, env)
+        self.no_repeat = no_repeat
+        self.taken = TakenActions()
         self.fixed_slots: tuple[str, ...] = tuple(env.get_wrapper_attr("fixed_slots"))
         self.max_steps = max(1, int(getattr(env.unwrapped, "max_steps", 0) or 1))
         inner = env.observation_space
@@ -249,12 +256,14 @@ class SlotHistory(gym.Wrapper[np.ndarray, Any, Any, Any], gym.utils.RecordConstr
         observation, info = self.env.reset(seed=seed, options=options)
         self.chosen[:] = 0.0
         self.steps = 0
+        self.taken.clear()
         return self._with_history(observation), info
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         slot = int(np.asarray(action).reshape(-1)[0])
         if 0 <= slot < len(self.fixed_slots):
             self.chosen[slot] = 1.0
+        self.taken.add(self.env.get_wrapper_attr("action")(action))
         self.steps += 1
         observation, reward, terminated, truncated, info = self.env.step(action)
         return self._with_history(observation), reward, terminated, truncated, info
@@ -263,8 +272,37 @@ class SlotHistory(gym.Wrapper[np.ndarray, Any, Any, Any], gym.utils.RecordConstr
         return history_features(observation, self.chosen, self.steps, self.max_steps)
 
     def action_masks(self) -> np.ndarray:
-        """The inner action mask (MaskablePPO)."""
-        return np.asarray(self.env.get_wrapper_attr("action_masks")())
+        """The inner action mask (MaskablePPO), without the slots of actions already taken when ``no_repeat``."""
+        masks = np.asarray(self.env.get_wrapper_attr("action_masks")())
+        if not self.no_repeat:
+            return masks
+        return self.taken.mask(masks, self.env.get_wrapper_attr("action"))
+
+
+class TakenActions:
+    """The JSON actions taken in an episode, to mask a repeat of any of them (:class:`SlotHistory` ``no_repeat``)."""
+
+    def __init__(self) -> None:
+        self._keys: set[str] = set()
+
+    def clear(self) -> None:
+        self._keys.clear()
+
+    def add(self, action: dict[str, Any]) -> None:
+        self._keys.add(_action_key(action))
+
+    def mask(self, masks: np.ndarray, action_of: Any) -> np.ndarray:
+        """``masks`` with every valid slot whose action (``action_of(slot)``) was already taken set to False; if that
+        leaves no valid slot, ``masks`` unchanged."""
+        if not self._keys:
+            return masks
+        kept = np.array([bool(valid) and _action_key(action_of(slot)) not in self._keys
+                         for slot, valid in enumerate(masks)], dtype=bool)
+        return kept if kept.any() else masks
+
+
+def _action_key(action: dict[str, Any]) -> str:
+    return json.dumps(action, sort_keys=True, default=str)
 
 
 def history_features(observation: np.ndarray, chosen: np.ndarray, steps: int, max_steps: int) -> np.ndarray:

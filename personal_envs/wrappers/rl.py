@@ -27,7 +27,7 @@ def make_rl_env(
     provider: CandidateProvider | str | None = None, max_actions: int = 64, mode: str = "discrete",
     fields: Sequence[str] | None = None, text_dim: int = 256, encoder: str = "hash",
     image_size: tuple[int, int] = (24, 16), shaping: Sequence[Any] = (), features: Any = None,
-    slot_history: bool = False,
+    slot_history: bool = False, no_repeat: bool = False,
 ) -> gym.Env[Any, Any]:
     """``FeatureObservation(DiscreteActions(shaping(env)))`` for an env instance or id (plus :class:`SlotHistory`).
 
@@ -41,7 +41,10 @@ def make_rl_env(
             ``__call__(observation)``, or ``"module:factory"`` (``factory(env)``), e.g.
             ``"personal_envs.personalwab.features:make_features"``.
         slot_history: Append the fixed slots chosen so far in the episode and the step fraction (``Discrete`` mode).
+        no_repeat: With ``slot_history``, mask the slots whose action was already taken in the episode.
     """
+    if no_repeat and not slot_history:
+        raise ValueError("no_repeat needs slot_history=True")
     if isinstance(env, str):
         import personal_envs  # noqa: F401  (registers the ids)
 
@@ -57,5 +60,5 @@ def make_rl_env(
     if slot_history:
         if mode != "discrete":
             raise ValueError("slot_history needs mode='discrete'")
-        wrapped = SlotHistory(wrapped)
+        wrapped = SlotHistory(wrapped, no_repeat=no_repeat)
     return wrapped

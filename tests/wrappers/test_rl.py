@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -233,3 +235,50 @@ def test_sb3_and_gymnasium_checkers_pass_on_every_registered_id(env_id):
                 assert any(key.split("/")[0] == control for key in discrete.fixed_slots), control
     finally:
         env.close()
+
+
+def test_no_repeat_masks_a_call_already_made_until_its_argument_changes():
+    env = make_rl_env("PersonalWAB-MultiTurn-v0", env_kwargs=PWAB_KWARGS, max_actions=13, text_dim=16,
+                      slot_history=True, no_repeat=True)
+    slots = list(env.get_wrapper_attr("fixed_slots"))
+    search, ask, stop = slots.index("search_product_by_query/top_store"), slots.index("respond/0"), slots.index("stop")
+    env.reset(seed=0, options={"task_index": 0})
+    assert env.action_masks()[search]
+    first = env.step(search)[4]["chosen_action"]
+    masks = env.action_masks()
+    assert not masks[search] and masks[stop] and masks[ask]  # the same call again is masked, nothing else
+    env.step(ask)
+    masks = env.action_masks()
+    assert not masks[ask]
+    # the user's reply adds words to the query: a different call, offered again
+    assert masks[search] and env.get_wrapper_attr("action")(search)["query"] != first["query"]
+    env.reset(seed=0, options={"task_index": 0})
+    assert env.action_masks()[search] and env.action_masks()[ask]  # a new episode forgets
+    with pytest.raises(ValueError, match="no_repeat needs slot_history"):
+        make_rl_env("PersonalWAB-MultiTurn-v0", env_kwargs=PWAB_KWARGS, no_repeat=True)
+    env.close()
+
+
+def test_a_saved_policy_with_no_repeat_never_makes_the_same_call_twice():
+    from sb3_contrib import MaskablePPO
+
+    from personal_envs.policies.sb3 import SB3Policy
+
+    options = {"max_actions": 13, "text_dim": 16, "slot_history": True, "no_repeat": True}
+    model = MaskablePPO("MlpPolicy", make_rl_env("PersonalWAB-MultiTurn-v0", env_kwargs=PWAB_KWARGS, **options),
+                        seed=0, device="cpu")
+    env = make("PersonalWAB-MultiTurn-v0")
+    runs = {}
+    for no_repeat in (False, True):
+        policy = SB3Policy(env, model=model, rl_env={**options, "no_repeat": no_repeat})
+        observation, info = env.reset(seed=0, options={"task_index": 0})
+        policy.reset(observation, info)
+        actions, done = [], False
+        while not done:
+            actions.append(policy.act(observation, info))
+            observation, _, terminated, truncated, info = env.step(actions[-1])
+            done = terminated or truncated
+        runs[no_repeat] = [json.dumps(a, sort_keys=True) for a in actions]
+    assert len(set(runs[True])) == len(runs[True])
+    assert len(set(runs[False])) < len(runs[False])  # the untrained argmax repeats itself without the mask
+    env.close()

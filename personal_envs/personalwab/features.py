@@ -99,10 +99,47 @@ def warm_embeddings(env: Any) -> int:
         observation, _ = base.reset(seed=0, options={"task_index": index})
         texts += [task_sentence(str(observation["instruction"])),
                   history_brief(str(observation["logs"])) or "(no history)"]
+    texts += user_replies(env)
     distinct = list(dict.fromkeys(texts))
     embed(distinct)
     warm_review_scores(env)
     return len(distinct)
+
+
+def candidate_provider(env: Any) -> Any:
+    """The candidate provider of ``env``'s :class:`~personal_envs.wrappers.discrete.DiscreteActions` wrapper, else
+    a :class:`~personal_envs.personalwab.candidates.PersonalWABCandidates`."""
+    from personal_envs.personalwab.candidates import PersonalWABCandidates
+
+    try:
+        return env.get_wrapper_attr("provider")
+    except AttributeError:
+        return PersonalWABCandidates()
+
+
+def user_replies(env: Any) -> list[str]:
+    """The simulated user's replies (multi-turn) when, on each task, one canned ``respond`` candidate is sent until
+    the episode ends, for each such candidate: the replies the features embed most often (empty in single-turn).
+    The deterministic user's replies depend on the message and on the clues it already gave, so these runs meet
+    most of them; a reply not met here is embedded when it first comes."""
+    from personal_envs.personalwab.functions import RESPOND
+
+    base = env.unwrapped
+    if base.mode != "multi":
+        return []
+    provider = candidate_provider(env)
+    replies: list[str] = []
+    for index in range(base.num_tasks):
+        observation, _ = base.reset(seed=0, options={"task_index": index})
+        for candidate in [c for c in provider(observation) if c.family == RESPOND]:
+            base.reset(seed=0, options={"task_index": index})
+            done = False
+            while not done:
+                observation, _, terminated, truncated, _ = base.step(dict(candidate.action))
+                done = terminated or truncated
+                if observation["user_reply"]:
+                    replies.append(str(observation["user_reply"]))
+    return replies
 
 
 def warm_review_scores(env: Any) -> int:
@@ -113,15 +150,11 @@ def warm_review_scores(env: Any) -> int:
 
     The target review is read here, on the trainer's side, only to fill the scorer's caches, exactly as the step
     that scores the call would; nothing reaches the agent."""
-    from personal_envs.personalwab.candidates import PersonalWABCandidates
     from personal_envs.personalwab.functions import REVIEW
     from personal_envs.personalwab.scoring import score_review_call
 
     base = env.unwrapped
-    try:
-        provider = env.get_wrapper_attr("provider")
-    except AttributeError:
-        provider = PersonalWABCandidates()
+    provider = candidate_provider(env)
     pairs: dict[tuple[str, str], str] = {}
     for index, task in enumerate(base.tasks):
         if task.task_type != "review":

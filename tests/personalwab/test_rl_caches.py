@@ -95,3 +95,21 @@ def test_memoised_candidates_and_features_equal_freshly_built_ones(mode):
                 break
     if mode == "multi":
         assert seen_replies > 0  # the memo was exercised with the user's replies in the key
+
+
+def test_the_multi_turn_warm_up_embeds_the_users_replies_a_random_policy_meets():
+    forget_everything()
+    env = rl_env("multi")
+    warm_embeddings(env)
+    embedded = embedding.cached_count()
+    rng = np.random.default_rng(1)
+    replies = set()
+    for episode in range(30):
+        _, info = env.reset(seed=episode, options={"task_index": episode % 3})
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            replies.add(env.unwrapped.user_reply)
+            done = terminated or truncated
+    assert len(replies - {""}) >= 3
+    assert embedding.cached_count() == embedded  # no reply needed a forward pass during the episodes

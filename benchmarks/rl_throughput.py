@@ -7,12 +7,15 @@ the valid slots of ``info["action_mask"]`` (the policy's cost is left out: this 
 setting the script prints the warm-up time (PersonalWAB: every task's request and history embedded in one batch,
 as ``examples/train_personalwab.py`` does before training), the start-up time (building the envs, their data and
 models, the first reset) and the steady-state env-steps/s over ``--steps`` env steps after ``--warmup`` steps.  Async vector envs get MiniLM from the shared
-embedding service (``personal_envs/core/embedding_service.py``) unless ``--embeddings local`` makes every worker
-load its own copy.
+embedding service (``personal_envs/core/embedding_service.py``; the warm-up fills the service's cache) unless
+``--embeddings local`` makes every worker load its own copy (``--torch-threads 1`` for one torch thread each; such
+workers start with empty caches, the warm-up of this process does not reach them).  Every worker's own memos
+(candidates, features, review scores) start empty: short runs measure workers that meet most tasks for the first
+time.
 
     python benchmarks/rl_throughput.py                                   # PersonalWAB-SingleTurn and WebMall-Basic
     python benchmarks/rl_throughput.py --ids PersonalWAB-MultiTurn-v0 --envs 1 4 --steps 2000
-    python benchmarks/rl_throughput.py --embeddings local --backends async --envs 4   # one model per worker
+    python benchmarks/rl_throughput.py --embeddings local --torch-threads 1 --backends async --envs 4  # one model per worker
     python benchmarks/rl_throughput.py --ids KnowU-Proactive-v0 \
         --env-kwargs '{"render": "text", "personas": "runs/knowu/personas_train_101"}'   # generated personas
     python benchmarks/rl_throughput.py --ids PersonalWAB-SingleTurn-v0 \

@@ -77,9 +77,10 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 
-def env_factory(workload: Workload, torch_threads: int = 0) -> Callable[[], gym.Env[Any, Any]]:
+def env_factory(workload: Workload, torch_threads: int = 0, prime: bool = False) -> Callable[[], gym.Env[Any, Any]]:
     """A picklable-by-reference thunk building one RL env (imports inside: it runs in the worker); ``torch_threads``
-    > 0 sets the worker's torch threads (a per-process MiniLM with ``--embeddings local``)."""
+    > 0 sets the worker's torch threads (a per-process MiniLM with ``--embeddings local``); ``prime`` runs the
+    workload's warm-up on the new env, filling the worker's own memos (from the service's cache when it is warm)."""
 
     def build() -> gym.Env[Any, Any]:
         import personal_envs  # noqa: F401  (registers the ids)
@@ -89,7 +90,12 @@ def env_factory(workload: Workload, torch_threads: int = 0) -> Callable[[], gym.
             torch.set_num_threads(torch_threads)
         from personal_envs.wrappers.rl import make_rl_env
 
-        return make_rl_env(workload.env_id, env_kwargs=dict(workload.env_kwargs), **workload.rl_kwargs)
+        env = make_rl_env(workload.env_id, env_kwargs=dict(workload.env_kwargs), **workload.rl_kwargs)
+        if prime and workload.warm is not None:
+            from personal_envs.core.registration import load_object
+
+            load_object(workload.warm)(env)
+        return env
 
     return build
 
@@ -154,10 +160,12 @@ class Figure:
 
 
 def measure(workload: Workload, backend: str, count: int, steps: int, warmup: int, seed: int,
-            torch_threads: int = 0) -> Figure:
+            torch_threads: int = 0, prime_workers: bool = False) -> Figure:
     """Start-up time, then ``steps`` env steps (after ``warmup``) of ``count`` envs in a ``backend`` vector env."""
     warm_s = warm(workload, backend)
-    thunks = [env_factory(workload, torch_threads if backend == "async" else 0) for _ in range(count)]
+    asynchronous = backend == "async"
+    thunks = [env_factory(workload, torch_threads if asynchronous else 0, prime_workers and asynchronous)
+              for _ in range(count)]
     started = time.perf_counter()
     vector: gym.vector.VectorEnv[Any, Any, Any]
     if backend == "async":
@@ -255,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="PERSONAL_ENVS_EMBEDDINGS for the run (auto: async workers use the shared service)")
     parser.add_argument("--torch-threads", type=int, default=0,
                         help="torch threads of each async worker (0: torch's default), for --embeddings local")
+    parser.add_argument("--prime-workers", action="store_true",
+                        help="every async worker runs the warm-up on its env at start-up (counted in start-up)")
     parser.add_argument("--env-kwargs", type=json.loads, default=None,
                         help="JSON object replacing the ids' env arguments, e.g. a smaller train world")
     parser.add_argument("--seed", type=int, default=0)
@@ -273,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         for backend in args.backends:
             for count in args.envs:
                 figure = measure(workload, backend, count, max(1, args.steps // count), args.warmup, args.seed,
-                                 args.torch_threads)
+                                 args.torch_threads, args.prime_workers)
                 print(f"  {backend:<7} {count:>4} {figure.warm_s:>6.1f} {figure.startup_s:>10.1f} {figure.steps:>9} {figure.seconds:>8.2f} "
                       f"{figure.steps_per_s:>11.0f} {figure.episodes:>8} {figure.memory_mb:>7.0f}", flush=True)
         if args.profile_steps:

@@ -7,12 +7,15 @@ the valid slots of ``info["action_mask"]`` (the policy's cost is left out: this 
 setting the script prints the warm-up time (PersonalWAB: every task's request and history embedded in one batch,
 as ``examples/train_personalwab.py`` does before training), the start-up time (building the envs, their data and
 models, the first reset) and the steady-state env-steps/s over ``--steps`` env steps after ``--warmup`` steps.  Async vector envs get MiniLM from the shared
-embedding service (``personal_envs/core/embedding_service.py``) unless ``--embeddings local`` makes every worker
-load its own copy.
+embedding service (``personal_envs/core/embedding_service.py``; the warm-up fills the service's cache) unless
+``--embeddings local`` makes every worker load its own copy (``--torch-threads 1`` for one torch thread each; such
+workers start with empty caches, the warm-up of this process does not reach them).  Every worker's own memos
+(candidates, features, review scores) start empty: short runs measure workers that meet most tasks for the first
+time.
 
     python benchmarks/rl_throughput.py                                   # PersonalWAB-SingleTurn and WebMall-Basic
     python benchmarks/rl_throughput.py --ids PersonalWAB-MultiTurn-v0 --envs 1 4 --steps 2000
-    python benchmarks/rl_throughput.py --embeddings local --backends async --envs 4   # one model per worker
+    python benchmarks/rl_throughput.py --embeddings local --torch-threads 1 --backends async --envs 4  # one model per worker
     python benchmarks/rl_throughput.py --ids KnowU-Proactive-v0 \
         --env-kwargs '{"render": "text", "personas": "runs/knowu/personas_train_101"}'   # generated personas
     python benchmarks/rl_throughput.py --ids PersonalWAB-SingleTurn-v0 \
@@ -74,14 +77,25 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 
-def env_factory(workload: Workload) -> Callable[[], gym.Env[Any, Any]]:
-    """A picklable-by-reference thunk building one RL env (imports inside: it runs in the worker)."""
+def env_factory(workload: Workload, torch_threads: int = 0, prime: bool = False) -> Callable[[], gym.Env[Any, Any]]:
+    """A picklable-by-reference thunk building one RL env (imports inside: it runs in the worker); ``torch_threads``
+    > 0 sets the worker's torch threads (a per-process MiniLM with ``--embeddings local``); ``prime`` runs the
+    workload's warm-up on the new env, filling the worker's own memos (from the service's cache when it is warm)."""
 
     def build() -> gym.Env[Any, Any]:
         import personal_envs  # noqa: F401  (registers the ids)
+        if torch_threads > 0:
+            import torch
+
+            torch.set_num_threads(torch_threads)
         from personal_envs.wrappers.rl import make_rl_env
 
-        return make_rl_env(workload.env_id, env_kwargs=dict(workload.env_kwargs), **workload.rl_kwargs)
+        env = make_rl_env(workload.env_id, env_kwargs=dict(workload.env_kwargs), **workload.rl_kwargs)
+        if prime and workload.warm is not None:
+            from personal_envs.core.registration import load_object
+
+            load_object(workload.warm)(env)
+        return env
 
     return build
 
@@ -97,6 +111,12 @@ def warm(workload: Workload, backend: str) -> float:
     previous = os.environ.get("PERSONAL_ENVS_EMBEDDINGS", "auto")
     if backend == "async" and previous == "auto":
         os.environ["PERSONAL_ENVS_EMBEDDINGS"] = "service"
+    if backend == "async":  # this process's memos would answer instead of the service, leaving the service cold
+        from personal_envs.core.embedding import clear_cache
+        from personal_envs.personalwab.similarity import clear_pair_cache
+
+        clear_cache()
+        clear_pair_cache()
     try:
         env = env_factory(workload)()
         load_object(workload.warm)(env)
@@ -139,10 +159,13 @@ class Figure:
         return self.steps / self.seconds if self.seconds > 0 else float("nan")
 
 
-def measure(workload: Workload, backend: str, count: int, steps: int, warmup: int, seed: int) -> Figure:
+def measure(workload: Workload, backend: str, count: int, steps: int, warmup: int, seed: int,
+            torch_threads: int = 0, prime_workers: bool = False) -> Figure:
     """Start-up time, then ``steps`` env steps (after ``warmup``) of ``count`` envs in a ``backend`` vector env."""
     warm_s = warm(workload, backend)
-    thunks = [env_factory(workload) for _ in range(count)]
+    asynchronous = backend == "async"
+    thunks = [env_factory(workload, torch_threads if asynchronous else 0, prime_workers and asynchronous)
+              for _ in range(count)]
     started = time.perf_counter()
     vector: gym.vector.VectorEnv[Any, Any, Any]
     if backend == "async":
@@ -238,6 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--embeddings", choices=["auto", "local", "service"], default="auto",
                         help="PERSONAL_ENVS_EMBEDDINGS for the run (auto: async workers use the shared service)")
+    parser.add_argument("--torch-threads", type=int, default=0,
+                        help="torch threads of each async worker (0: torch's default), for --embeddings local")
+    parser.add_argument("--prime-workers", action="store_true",
+                        help="every async worker runs the warm-up on its env at start-up (counted in start-up)")
     parser.add_argument("--env-kwargs", type=json.loads, default=None,
                         help="JSON object replacing the ids' env arguments, e.g. a smaller train world")
     parser.add_argument("--seed", type=int, default=0)
@@ -255,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{'episodes':>8} {'PSS MB':>7}")
         for backend in args.backends:
             for count in args.envs:
-                figure = measure(workload, backend, count, max(1, args.steps // count), args.warmup, args.seed)
+                figure = measure(workload, backend, count, max(1, args.steps // count), args.warmup, args.seed,
+                                 args.torch_threads, args.prime_workers)
                 print(f"  {backend:<7} {count:>4} {figure.warm_s:>6.1f} {figure.startup_s:>10.1f} {figure.steps:>9} {figure.seconds:>8.2f} "
                       f"{figure.steps_per_s:>11.0f} {figure.episodes:>8} {figure.memory_mb:>7.0f}", flush=True)
         if args.profile_steps:

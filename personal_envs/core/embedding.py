@@ -135,6 +135,18 @@ def embed(texts: Sequence[str], batch_size: int = 64, max_tokens: int | None = N
     return np.stack([np.asarray(row, dtype=np.float32) for row in rows if row is not None])
 
 
+def clear_cache() -> None:
+    """Forget every memoised embedding of this process (the next :func:`embed` of a text computes it again)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def cached_count() -> int:
+    """How many embeddings this process has memoised (all truncations)."""
+    with _CACHE_LOCK:
+        return len(_CACHE)
+
+
 def text_similarity(a: str, b: str) -> float:
     """Cosine similarity of the MiniLM embeddings of two texts."""
     vectors = embed([a, b])

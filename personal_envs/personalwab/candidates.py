@@ -18,6 +18,10 @@ Then ``respond/0..2`` (canned replies) and ``stop``.
 Relevance compares the request (or the product title) with a short text per record (title, category, store): by
 default the shared words weighted by their rarity in the user's history (cheap and deterministic); with ``embed=``
 (e.g. :func:`personal_envs.core.embedding.embed`) the MiniLM cosine.  Nothing here reads the task's target.
+
+The candidates depend only on the instruction, the history and the user's reply, so they are memoised on those
+three texts: an episode's steps and later visits of the task reuse them (the env hands back the same string
+objects, whose hashes Python keeps).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ RECOMMEND_VARIANTS = ("last30", "last5", "relevant")
 REVIEW_VARIANTS = ("last", "relevant", "relevant_only")
 _TITLE = re.compile(r"Here is the product information:.*?(?:- )?title: ([^\n]+)", re.S)
 _CARD_FIRST_LINE = re.compile(r"Here is the product information:\n(.+)")
+#: Observations whose candidates are memoised (the memo is emptied when it is full).
+MEMO_SIZE = 4096
 
 
 def record_brief(record: dict[str, Any]) -> str:
@@ -81,13 +87,24 @@ class PersonalWABCandidates:
             *(f"{fn.REVIEW}/{v}" for v in REVIEW_VARIANTS), *(f"{fn.RESPOND}/{i}" for i in range(len(self.replies))),
             fn.STOP,
         )
+        self._memo: dict[tuple[str, str, str], tuple[Candidate, ...]] = {}
 
     def __call__(self, observation: dict[str, Any]) -> list[Candidate]:
-        instruction = str(observation.get("instruction", ""))
-        history = parse_logs(str(observation.get("logs", "")))
+        key = (str(observation.get("instruction", "")), str(observation.get("logs", "")),
+               str(observation.get("user_reply", "")))
+        candidates = self._memo.get(key)
+        if candidates is None:
+            candidates = tuple(self.build(*key))
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[key] = candidates
+        return list(candidates)
+
+    def build(self, instruction: str, logs: str, reply: str = "") -> list[Candidate]:
+        """The candidates of an observation with this instruction, history (``logs``) and user reply (no memo)."""
+        history = parse_logs(logs)
         request = task_sentence(instruction)
         words = query_from_text(request).split()
-        reply = str(observation.get("user_reply", ""))
         if reply:
             words += query_from_text(reply).split()[:20]
         query = " ".join(words) or "popular products"

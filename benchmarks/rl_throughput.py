@@ -56,17 +56,26 @@ class Workload:
     rl_kwargs: dict[str, Any] = field(default_factory=dict)
     #: ``"module:function"`` filling the embedding caches for every task before the clock starts (``function(env)``).
     warm: str | None = None
+    #: What each env does once per process when it is built (counted in the start-up, not in the steps), as a long
+    #: training run has it done: e.g. PersonalWAB's recommender (torch imported and the SASRec loaded on the first
+    #: ``recommend`` call, about 2 s per worker, which otherwise falls into the measured steps of a short run).
+    prepare: Callable[[gym.Env[Any, Any]], Any] | None = None
+
+
+def load_recommender(env: gym.Env[Any, Any]) -> Any:
+    """Load a PersonalWAB env's recommender now (it is loaded on the first ``recommend`` call otherwise)."""
+    return env.unwrapped.backend.recommender()  # type: ignore[attr-defined]
 
 
 WORKLOADS: dict[str, Workload] = {
     "PersonalWAB-SingleTurn-v0": Workload(
         "PersonalWAB-SingleTurn-v0", {"split": "train"},
         {"max_actions": 13, "features": "personal_envs.personalwab.features:make_features"},
-        "personal_envs.personalwab.features:warm_embeddings"),
+        "personal_envs.personalwab.features:warm_embeddings", load_recommender),
     "PersonalWAB-MultiTurn-v0": Workload(
         "PersonalWAB-MultiTurn-v0", {"split": "train"},
         {"max_actions": 13, "features": "personal_envs.personalwab.features:make_features", "slot_history": True},
-        "personal_envs.personalwab.features:warm_embeddings"),
+        "personal_envs.personalwab.features:warm_embeddings", load_recommender),
     "WebMall-Basic-v0": Workload("WebMall-Basic-v0", {"render": "text", "split": "train"}, {"max_actions": 64}),
     # the decision slots and features of examples/train_knowu.py (personal_envs.knowu.rl.RL_ENV_OPTIONS)
     "KnowU-Proactive-v0": Workload(
@@ -91,6 +100,8 @@ def env_factory(workload: Workload, torch_threads: int = 0, prime: bool = False)
         from personal_envs.wrappers.rl import make_rl_env
 
         env = make_rl_env(workload.env_id, env_kwargs=dict(workload.env_kwargs), **workload.rl_kwargs)
+        if workload.prepare is not None:
+            workload.prepare(env)
         if prime and workload.warm is not None:
             from personal_envs.core.registration import load_object
 

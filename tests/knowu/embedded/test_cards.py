@@ -16,7 +16,7 @@ import yaml
 from personal_envs.core.task import EpisodeTrace
 from personal_envs.knowu.generate import write_default_logs
 from personal_envs.knowu.official.embedded import TASKS_DIR, EmbeddedSource, embedded_source
-from personal_envs.knowu.official.registry import build_family, variant_names
+from personal_envs.knowu.official.registry import variant_names
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.routine.rules import setup_routine
 from personal_envs.knowu.official.source import FAMILIES, parse_release
@@ -24,6 +24,7 @@ from personal_envs.knowu.official.template import TemplateError
 from personal_envs.knowu.official.texts import PREFERENCE_RUBRIC
 from personal_envs.knowu.personas import DEFAULT_DIR, default_personas, official_personas
 from personal_envs.simulators.phone.phone import Phone
+from tests.knowu.helpers import build_family
 
 #: Variants per family of a persona set of four personas under the cards' supported_profiles (as officially).
 COUNTS = {"general": 42, "preference": 86, "routine": 64}

@@ -1066,7 +1066,6 @@ def _lunch_tradeoff(cls: OfficialClass) -> Spec:
                 lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls))
 
 
-
 SHOP_LABELS = {"taodian": "Taodian", "jingdian": "jingdian"}
 
 

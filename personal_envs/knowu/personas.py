@@ -81,6 +81,17 @@ def profile_field(profile: Mapping[str, Any], dotted: str, *, task: str = "") ->
     return node
 
 
+def value_at(profile: Mapping[str, Any], dotted: str) -> Any:
+    """The value at a dotted path of a ``user_profile`` mapping (``"locations.home"``), ``None`` when a part is
+    missing."""
+    node: Any = profile
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
 def hidden_values(profile: Mapping[str, Any]) -> list[str]:
     """Distinctive profile strings the agent must never observe except through the logs and the user's replies: the
     name, the contact details and the identity documents."""

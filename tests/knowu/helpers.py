@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 import personal_envs  # noqa: F401  (registers the ids)
 from personal_envs.knowu.env import KnowUEnv
+from personal_envs.knowu.official.registry import build_variant, official_pair, variant_names
+from personal_envs.knowu.official.texts import TaskSource
 from personal_envs.knowu.oracle import OraclePolicy, Step
+from personal_envs.knowu.personas import PersonaSet
+from personal_envs.knowu.task import PhoneTask
 
 
 def make_env(env_id: str, **kwargs: Any) -> KnowUEnv:
@@ -22,6 +27,15 @@ def make_env(env_id: str, **kwargs: Any) -> KnowUEnv:
 def task_index(env: KnowUEnv, task_id: str) -> int:
     """Position of task ``task_id`` in ``env.tasks`` (the ``task_index`` reset option)."""
     return [t.task_id for t in env.tasks].index(task_id)
+
+
+def build_family(family: str, source: TaskSource | None = None, personas: PersonaSet | None = None, *,
+                 data_dir: str | Path | None = None, **options: Any) -> list[PhoneTask]:
+    """Every variant of a family, in ``variant_names`` order (the official release and roles by default)."""
+    if source is None or personas is None:
+        official_source, official = official_pair(data_dir)
+        source, personas = source or official_source, personas or official
+    return [build_variant(n, source, personas, **options) for n in variant_names(source, personas, family)]
 
 
 #: The only keys a step's ``info`` may carry before the episode ends.

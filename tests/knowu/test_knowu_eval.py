@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from personal_envs.core.registration import entry_for
-from personal_envs.knowu.official.paper_metrics import report_records
+from personal_envs.knowu.official.paper_metrics import episode_from_record, report_records
 from personal_envs.knowu.official.routine.rules import setup_routine
 from personal_envs.knowu.personas import default_personas, user_profile_of
 
@@ -76,10 +76,16 @@ def test_personalized_eval_and_a_combined_report(tmp_path: Path) -> None:
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(records) == 6 and all(set(r["metrics"]) >= PREFERENCE_KEYS for r in records)
     assert all(r["metrics"]["ask_user_count"] == 1 for r in records)
-    silent = [{"policy": "always_silent", "metrics": {"split": "proactive", "role": "student", "difficulty": "easy",
-                                                      "score": 0.0, "success": False, "steps": 1, "ask_user_count": 0,
-                                                      "routine_applies": False, "silent": True, "rejected": False}}]
-    combined = report_records(records + silent)
+    wait = {"action": {"action_type": "wait"}, "ask_user_response": None}
+    silent = [{"policy": "always_silent", "metrics": {"official_episode": {
+        "task_name": "WeekendSleeperTask@student", "split": "proactive", "score": 0.0, "traj": [wait],
+        "habit_should_act": False, "difficulty": "easy"}}}]
+    # a proactive record of the removed project task set (no official trajectory) is not counted
+    project = {"policy": "project", "metrics": {"split": "proactive", "score": 0.0, "steps": 1, "ask_user_count": 0,
+                                                "routine_applies": False, "silent": True, "rejected": False}}
+    assert episode_from_record(project) is None
+    combined = report_records(records + silent + [project])
+    assert "== project ==" not in combined
     assert "== always_ask ==" in combined and "== always_silent ==" in combined
     assert _bucket_lines(combined, "always_silent")["Silent"] == ["1", "100.00"]
     assert report_records([]) == "KnowU-Bench: no episodes."

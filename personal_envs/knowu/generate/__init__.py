@@ -140,23 +140,6 @@ def write_photo(home: Path, document: dict[str, Any], photo: dict[str, str]) -> 
     return file
 
 
-def write_default_logs(home: Path, seed: int = 29) -> None:
-    """(Re)write the logs and photos of the default personas under ``home`` (``user_profile/`` beside
-    ``user_logs/``) from their profiles, at the pinned ``seed``: each applying habit's strength drawn from the three,
-    decoys at the default rate, the photo from the profile's ``share.photos`` subject."""
-    (home / "user_logs").mkdir(parents=True, exist_ok=True)
-    subjects = {p["subject"]: p["color"] for p in pools()["photo_subjects"]}
-    for path in sorted((home / "user_profile").glob("*.yaml")):
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-        user = document["user_profile"]
-        rng = random.Random(f"default:{seed}:{path.stem}")
-        strengths = {key: rng.choice(sorted(STRENGTHS)) for key in HABITS if key in user["habits"]}
-        decoys = [key for key in HABITS if key not in user["habits"] and rng.random() < 0.2]
-        write_logs(home, path.stem, document, rng, strengths, decoys)
-        subject = user["preferences"]["social"]["share"]["photos"]
-        write_photo(home, document, {"subject": subject, "color": subjects[subject]})
-
-
 def read_manifest(folder: str | Path) -> dict[str, Any]:
     """The ``GENERATED.yaml`` of a generated folder."""
     data = yaml.safe_load((Path(folder) / MANIFEST).read_text(encoding="utf-8"))

@@ -50,8 +50,6 @@ class Episode:
         habit_should_act: Proactive only: whether the official habit-key map finds the habit in the role's profile.
         difficulty: ``"easy"`` / ``"hard"`` (the class's tags).
         extra: Grouping keys for the tables (``policy``, ``memory``, ``log_source``, ``task_set``...).
-        outcome: Proactive episodes of the project's own task set only (no official trajectory): the bucket and
-            the Act / Silent / Stop result as the record states them (see :func:`episode_from_record`).
     """
 
     task_name: str
@@ -61,7 +59,6 @@ class Episode:
     habit_should_act: bool | None = None
     difficulty: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
-    outcome: tuple[str, bool | None] | None = None
 
     @property
     def role(self) -> str | None:
@@ -183,9 +180,7 @@ def measure(episode: Episode) -> EpisodeMetrics:
     """The official per-episode metrics of ``episode``."""
     tm = traj_metrics(episode.traj)
     bucket = policy = None
-    if episode.split == "proactive" and episode.outcome is not None:
-        bucket, policy = episode.outcome
-    elif episode.split == "proactive":
+    if episode.split == "proactive":
         bucket = proactive_bucket(tm.user_decision, episode.habit_should_act)
         policy = policy_success(bucket, episode.traj, tm, episode.success)
     return EpisodeMetrics(episode, tm.steps, tm.queries, tm.user_decision, bucket, policy)
@@ -258,10 +253,10 @@ def trajectory_from_trace(trace: Any) -> list[dict[str, Any]]:
 
 def episode_from_record(record: Mapping[str, Any]) -> Episode | None:
     """An :class:`Episode` from an eval record: an official one from ``metrics["official_episode"]`` (see the
-    routine builders); for a record without an official trajectory (general and preference variants, result files
-    of the removed project task set), one with the step and question counts and, for a proactive record, the bucket
-    and Act / Silent / Stop result its metrics state (``rejected``, ``routine_applies``, ``silent``,
-    ``stopped_after_rejection``); ``None`` for a record of another benchmark."""
+    routine builders); for a general or personalized record without an official trajectory (general and preference
+    variants), one with the step and question counts; ``None`` for a record of another benchmark and for a
+    proactive record without an official trajectory (result files of the removed project task set: their buckets
+    cannot be derived by the official rules, so they are not counted)."""
     inner = record.get("metrics")
     metrics: Mapping[str, Any] = inner if isinstance(inner, Mapping) else record
     extra = {k: record.get(k, metrics.get(k)) for k in ("policy", "memory", "log_source", "task_set", "protocol")
@@ -271,29 +266,16 @@ def episode_from_record(record: Mapping[str, Any]) -> Episode | None:
         return Episode(str(data["task_name"]), str(data["split"]), float(data["score"]), list(data.get("traj", [])),
                        data.get("habit_should_act"), str(data.get("difficulty", "")), extra)
     split = metrics.get("split")
-    if split not in SPLITS or "score" not in metrics or (split == "proactive" and "routine_applies" not in metrics):
+    if split not in ("general", "personalized") or "score" not in metrics:
         return None
     # records without an official trajectory: only the counts matter (steps, ask_user queries), as in the official
-    # script; a proactive record brings its own bucket and result
+    # script
     steps = int(record.get("steps", metrics.get("steps", 0)) or 0)
     queries = int(metrics.get("ask_user_count", 0) or 0)
     traj = [{"action": {"action_type": "ask_user" if i < queries else "step"}, "ask_user_response": None}
             for i in range(max(steps, queries))]
     name = str(record.get("task_id") or metrics.get("task_id") or "?")
-    score = float(metrics["score"])
-    outcome = _project_outcome(metrics, score) if split == "proactive" else None
-    return Episode(name, str(split), score, traj, None, str(metrics.get("difficulty", "")), extra, outcome)
-
-
-def _project_outcome(metrics: Mapping[str, Any], score: float) -> tuple[str, bool | None]:
-    """Bucket and Act / Silent / Stop result of a proactive record of the project's task set: ``reject`` when the
-    user rejected a proposal, else ``need`` / ``noneed`` by whether the routine applies to the role."""
-    if metrics.get("rejected"):
-        stopped = metrics.get("stopped_after_rejection")
-        return "reject", None if stopped is None else bool(stopped)
-    if metrics.get("routine_applies"):
-        return "need", score > SUCCESS_THRESHOLD
-    return "noneed", bool(metrics.get("silent"))
+    return Episode(name, str(split), float(metrics["score"]), traj, None, str(metrics.get("difficulty", "")), extra)
 
 
 def load_results(paths: Iterable[str], warn: Warn | None = print_warning) -> list[Episode]:

@@ -245,20 +245,3 @@ def build_variant(
     class_name, role = split_variant(name)
     return build(make_context(source, personas, class_name, role, profile=profile, logs=logs,
                               log_source=log_source, options=options))
-
-
-def build_family(
-    family: str,
-    source: TaskSource | None = None,
-    personas: PersonaSet | None = None,
-    *,
-    data_dir: str | os.PathLike[str] | None = None,
-    log_source: str = "clean",
-    **options: Any,
-) -> list[PhoneTask]:
-    """Every variant of a family, in :func:`variant_names` order (the official release and roles by default)."""
-    if source is None or personas is None:
-        official_source, official = official_pair(data_dir)
-        source, personas = source or official_source, personas or official
-    return [build_variant(n, source, personas, log_source=log_source, **options)
-            for n in variant_names(source, personas, family)]

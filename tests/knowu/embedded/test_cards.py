@@ -4,6 +4,7 @@ both persona sets."""
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 from collections.abc import Iterator
@@ -14,9 +15,11 @@ import pytest
 import yaml
 
 from personal_envs.core.task import EpisodeTrace
-from personal_envs.knowu.generate import write_default_logs
+from personal_envs.knowu.generate import pools, write_logs, write_photo
+from personal_envs.knowu.generate.logs import STRENGTHS
+from personal_envs.knowu.generate.persona import HABITS
 from personal_envs.knowu.official.embedded import TASKS_DIR, EmbeddedSource, embedded_source
-from personal_envs.knowu.official.registry import build_family, variant_names
+from personal_envs.knowu.official.registry import variant_names
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.routine.rules import setup_routine
 from personal_envs.knowu.official.source import FAMILIES, parse_release
@@ -24,6 +27,7 @@ from personal_envs.knowu.official.template import TemplateError
 from personal_envs.knowu.official.texts import PREFERENCE_RUBRIC
 from personal_envs.knowu.personas import DEFAULT_DIR, default_personas, official_personas
 from personal_envs.simulators.phone.phone import Phone
+from tests.knowu.helpers import build_family
 
 #: Variants per family of a persona set of four personas under the cards' supported_profiles (as officially).
 COUNTS = {"general": 42, "preference": 86, "routine": 64}
@@ -108,6 +112,24 @@ def test_card_values_are_texts_and_numbers_not_yaml_booleans() -> None:
 
     for path in _card_files():
         walk(yaml.safe_load(path.read_text(encoding="utf-8")), path.name)
+
+
+def write_default_logs(home: Path, seed: int = 29) -> None:
+    """(Re)write the logs and photos of the default personas under ``home`` (``user_profile/`` beside
+    ``user_logs/``) from their profiles, at the pinned ``seed``: each applying habit's strength drawn from the three,
+    decoys at the default rate, the photo from the profile's ``share.photos`` subject.  The recipe of the shipped
+    default logs (``DEFAULT_DIR``): run it on a copy of their profiles after changing one."""
+    (home / "user_logs").mkdir(parents=True, exist_ok=True)
+    subjects = {p["subject"]: p["color"] for p in pools()["photo_subjects"]}
+    for path in sorted((home / "user_profile").glob("*.yaml")):
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        user = document["user_profile"]
+        rng = random.Random(f"default:{seed}:{path.stem}")
+        strengths = {key: rng.choice(sorted(STRENGTHS)) for key in HABITS if key in user["habits"]}
+        decoys = [key for key in HABITS if key not in user["habits"] and rng.random() < 0.2]
+        write_logs(home, path.stem, document, rng, strengths, decoys)
+        subject = user["preferences"]["social"]["share"]["photos"]
+        write_photo(home, document, {"subject": subject, "color": subjects[subject]})
 
 
 def test_the_default_logs_and_photos_regenerate_byte_for_byte(tmp_path: Path) -> None:

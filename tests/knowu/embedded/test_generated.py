@@ -20,12 +20,11 @@ from personal_envs.knowu.baselines import AlwaysActPolicy, AlwaysSilentPolicy
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.generate import generate_release, read_manifest
 from personal_envs.knowu.official.embedded import EMBEDDED_LABEL, embedded_source
-from personal_envs.knowu.official.registry import build_family
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.official.routine.rules import ROUTINES, score_routine, setup_routine
 from personal_envs.knowu.official.source import parse_release
 from personal_envs.knowu.personas import PersonaSet, user_profile_of
-from tests.knowu.helpers import oracle_infos
+from tests.knowu.helpers import build_family, oracle_infos
 from tests.knowu.near_misses import check_near_misses
 from tests.knowu.routine_cases import right_and_near_miss
 

@@ -12,9 +12,9 @@ import pytest
 
 from personal_envs.knowu.generate import generate_release
 from personal_envs.knowu.official.embedded import embedded_source
-from personal_envs.knowu.official.registry import build_family
 from personal_envs.knowu.personas import PersonaSet, default_personas, hidden_values
 from personal_envs.simulators.phone.phone import Phone
+from tests.knowu.helpers import build_family
 from tests.knowu.screens import screens
 
 GENERATED = 4

@@ -20,12 +20,12 @@ from personal_envs.knowu.official.general.tasks import (
     OfficialGeneralTask,
     maps_plan,
 )
-from personal_envs.knowu.official.registry import build_family, variant_names
+from personal_envs.knowu.official.registry import variant_names
 from personal_envs.knowu.official.release import OFFICIAL_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import OfficialClass, parse_release
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, home, open_app
 from personal_envs.knowu.personas import PersonaSet
-from tests.knowu.helpers import oracle_infos
+from tests.knowu.helpers import build_family, oracle_infos
 from tests.knowu.helpers import run_oracle as run
 
 

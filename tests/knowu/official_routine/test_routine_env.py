@@ -14,9 +14,10 @@ from personal_envs.core.errors import InputError
 from personal_envs.knowu.baselines import AlwaysActPolicy, AlwaysSilentPolicy
 from personal_envs.knowu.env import KnowUEnv
 from personal_envs.knowu.official import paper_metrics as pm
-from personal_envs.knowu.official.registry import build_family, build_variant
+from personal_envs.knowu.official.registry import build_variant
 from personal_envs.knowu.official.release import find_release
 from personal_envs.knowu.oracle import OraclePolicy
+from tests.knowu.helpers import build_family
 from tests.knowu.official_routine.conftest import (
     ANCHORS,
     METRICS_SCRIPT,

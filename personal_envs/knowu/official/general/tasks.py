@@ -21,12 +21,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
+from personal_envs.knowu import oracle
 from personal_envs.knowu.official.general.user import OfficialGeneralUser
 from personal_envs.knowu.official.llm_user import OfficialLLMUser
 from personal_envs.knowu.official.registry import BuildContext, official_task
 from personal_envs.knowu.official.source import OfficialClass
 from personal_envs.knowu.official.texts import GENERAL_DATE, GENERAL_JUDGE, GENERAL_USER_PROMPT, TaskSource
-from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, open_app
+from personal_envs.knowu.oracle import Fill, Step, Tap, answer, chat_plan, enter, event_plan, finish, open_app
 from personal_envs.knowu.state import FOODS, SHOPS, EndState, read_state
 from personal_envs.knowu.task import PhoneTask, PhoneWorld
 from personal_envs.knowu.world import RUN_DATE, seed_world
@@ -201,23 +202,15 @@ def set_contact(phone: Phone, name: str, number: str) -> None:
     phone.contacts.add(name, number)
 
 
+def credit(checks: list[str], passed: Any, points: float, ok: str, missed: str, otherwise: float = 0.0) -> float:
+    """One line of an official partial-credit check: ``points`` and ``ok`` noted in ``checks`` when ``passed``, else
+    ``otherwise`` and ``missed``."""
+    checks.append(ok if passed else missed)
+    return points if passed else otherwise
+
+
 def method_value(cls: OfficialClass, method: str, name: str) -> Any:
     return cls.method(method).value(name)
-
-
-def chat_plan(channel: str, text: str) -> list[Step]:
-    return [open_app("Mattermost"), Tap(text=channel), Fill("post_input", text), Tap(rid="send_button")]
-
-
-def new_sms_plan(recipient: str, text: str) -> list[Step]:
-    return [open_app("Messages"), Tap(rid="start_chat_fab"), Fill("recipient", recipient),
-            Fill("compose_message_text", text), Tap(rid="send_message_button")]
-
-
-def event_plan(title: str, date: str, start: str, end: str) -> list[Step]:
-    return [open_app("Calendar"), Tap(rid="create_event_fab"), Fill("event_title_input", title), Tap(rid="date_clear"),
-            Fill("event_date_input", date), Fill("event_start_input", start), Fill("event_end_input", end),
-            Tap(rid="save_event")]
 
 
 # ----------------------------------------------------------------------------------------------- the specs
@@ -349,9 +342,7 @@ def _set_alarm(cls: OfficialClass) -> Spec:
         return value, f"Alarm check. {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
-        ringtone = quoted(cls.goal or "")
-        return [open_app("Clock"), Tap(rid="add_alarm_fab"), Fill("alarm_time", "08:30"), Tap(rid="day_sat"),
-                Tap(rid="day_sun"), Tap(rid="alarm_sound"), Tap(text=ringtone), Tap(rid="save_alarm"), finish()]
+        return oracle.plan([oracle.Alarm("08:30", ringtone=quoted(cls.goal or ""), days=("Sat", "Sun"))])
 
     return Spec(RUN_DATE, base(), score, plan)
 
@@ -389,7 +380,7 @@ def _ask_mom(cls: OfficialClass) -> Spec:
         return value, f"SMS to Mom. sms_sent=OK, content={'OK' if ok else 'PARTIAL'}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(lambda p: set_contact(p, name, number)), score,
-                lambda p: [*new_sms_plan(name, quoted(cls.goal or "")), finish()])
+                lambda p: [*oracle.sms_plan(name, quoted(cls.goal or "")), finish()])
 
 
 @spec("BirthdayWishGeneralTask")
@@ -412,8 +403,8 @@ def _birthday(cls: OfficialClass) -> Spec:
         return 0.0, "Failure: No SMS was sent."
 
     return Spec(start - timedelta(seconds=13), base(seed), score,
-                lambda p: [*new_sms_plan(a["CONTACT_NAME"], f"{a['KEYWORDS'][0].title()}! {a['KEYWORDS'][1]}"),
-                           finish()])
+                lambda p: [*oracle.sms_plan(a["CONTACT_NAME"],
+                                            f"{a['KEYWORDS'][0].title()}! {a['KEYWORDS'][1]}"), finish()])
 
 
 @spec("ContactSaverGeneralTask")
@@ -433,8 +424,7 @@ def _contact_saver(cls: OfficialClass) -> Spec:
         return 0.0, "Failure: Contact was not saved."
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", a["SENDER_NAME"]),
-                           Fill("contact_phone", a["SENDER_PHONE"]), Tap(rid="save_contact"), finish()])
+                lambda p: oracle.plan([oracle.Contact(a["SENDER_NAME"], a["SENDER_PHONE"])]))
 
 
 @spec("ScamSmsInterceptGeneralTask")
@@ -471,9 +461,7 @@ def _highlight(cls: OfficialClass) -> Spec:
                        f"starred={'OK' if starred else 'NO'}. Score: {value:.1f}")
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", c["SENDER_NAME"]),
-                           Fill("contact_phone", c["SENDER_PHONE"]), Tap(rid="save_contact"),
-                           Tap(rid="favorite_button"), finish()])
+                lambda p: oracle.plan([oracle.Contact(c["SENDER_NAME"], c["SENDER_PHONE"], starred=True)]))
 
 
 @spec("CalendarInviteConflictResolutionGeneralTask")
@@ -498,11 +486,8 @@ def _invite(cls: OfficialClass) -> Spec:
         else:
             checks.append("sms_reply=NOT_FOUND" if latest is None else "sms_reply=FOUND_BUT_NO_ACCEPT_KEYWORD")
         new_events = [e for e in end.new(end.events) if any(k in e["title"].lower() for k in c["INVITE_TITLE_HINTS"])]
-        if new_events:
-            value += 0.6
-            checks.append(f"calendar_event=FOUND({len(new_events)})")
-        else:
-            checks.append("calendar_event=NOT_FOUND")
+        value += credit(checks, new_events, 0.6,
+                        f"calendar_event=FOUND({len(new_events)})", "calendar_event=NOT_FOUND")
         return value, f"Invite handling. {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
@@ -583,18 +568,11 @@ def _leave(cls: OfficialClass) -> Spec:
         if not post["text"].strip():
             return 0.0, "Message is empty."
         value, checks = 0.4, ["message_sent=OK"]
-        if any(k in post["text"] for k in keywords):
-            value += 0.3
-            checks.append("leave_content=OK")
-        else:
-            checks.append("leave_content=MISSING")
+        value += credit(checks, any(k in post["text"] for k in keywords), 0.3,
+                        "leave_content=OK", "leave_content=MISSING")
         channel = post["channel"].lower()
-        if "town" in channel or "square" in channel:
-            value += 0.3
-            checks.append(f"channel={post['channel']}(OK)")
-        else:
-            value += 0.1
-            checks.append(f"channel={post['channel']}(WRONG)")
+        value += credit(checks, "town" in channel or "square" in channel, 0.3,
+                        f"channel={post['channel']}(OK)", f"channel={post['channel']}(WRONG)", otherwise=0.1)
         return value, f"Leave notice. {', '.join(checks)}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(), score, lambda p: [*chat_plan("Town Square", quoted(cls.goal or "")), finish()])
@@ -631,18 +609,12 @@ def _weekly_report(cls: OfficialClass) -> Spec:
         mail = latest_sent(end)
         if mail is None:
             return 0.0, "Failure: No email was sent."
-        value, checks = 0.0, []
+        checks: list[str] = []
         recipients = ",".join(mail["to"]).lower()
-        if a["TARGET_RECIPIENT"].lower() in recipients:
-            value += 0.4
-            checks.append(f"recipient=OK({recipients})")
-        else:
-            checks.append(f"recipient=WRONG(got={recipients})")
-        if any(a["FILE_NAME"] in name for name in mail["attachments"]):
-            value += 0.6
-            checks.append(f"attachment=OK({a['FILE_NAME']})")
-        else:
-            checks.append(f"attachment=MISSING({a['FILE_NAME']})")
+        value = credit(checks, a["TARGET_RECIPIENT"].lower() in recipients, 0.4,
+                       f"recipient=OK({recipients})", f"recipient=WRONG(got={recipients})")
+        value += credit(checks, any(a["FILE_NAME"] in name for name in mail["attachments"]), 0.6,
+                        f"attachment=OK({a['FILE_NAME']})", f"attachment=MISSING({a['FILE_NAME']})")
         return value, f"Email sent. {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
@@ -685,17 +657,11 @@ def _share_photos(cls: OfficialClass) -> Spec:
             return 0.0, "Failure: Email recipient is empty."
         if not mail["attachments"]:
             return 0.0, "Failure: No image attachments found."
-        value, checks = 0.0, []
-        if address.lower() in to.lower() or "kevin" in to.lower():
-            value += 0.3
-            checks.append("recipient=OK")
-        else:
-            checks.append(f"recipient=WRONG({to})")
-        if text.lower() in mail["body"].lower() or "picture" in mail["body"].lower():
-            value += 0.2
-            checks.append("body_text=OK")
-        else:
-            checks.append("body_text=MISSING")
+        checks: list[str] = []
+        value = credit(checks, address.lower() in to.lower() or "kevin" in to.lower(), 0.3,
+                       "recipient=OK", f"recipient=WRONG({to})")
+        value += credit(checks, text.lower() in mail["body"].lower() or "picture" in mail["body"].lower(),
+                        0.2, "body_text=OK", "body_text=MISSING")
         value += 0.5
         checks.append(f"attachments={len(mail['attachments'])}")
         return value, f"Email sent. To: {to}. {', '.join(checks)}. Score: {value:.1f}"
@@ -722,29 +688,18 @@ def _search_top(cls: OfficialClass) -> Spec:
             return 0.0, "Failure: Email recipient is empty."
         if not subject and not body:
             return 0.0, "Failure: Email subject and body are both empty."
-        value, checks = 0.0, []
-        if kevin.lower() in to.lower() or "kevin" in to.lower():
-            value += 0.4
-            checks.append("recipient=OK")
-        else:
-            checks.append(f"recipient=WRONG({to})")
-        if any(k in subject.lower() for k in ("ai", "artificial intelligence", "人工智能")):
-            value += 0.3
-            checks.append("subject=OK")
-        else:
-            checks.append(f"subject=MISSING_AI({subject})")
-        if len(body) > 20:
-            value += 0.3
-            checks.append("body=OK")
-        else:
-            checks.append("body=TOO_SHORT")
+        checks: list[str] = []
+        value = credit(checks, kevin.lower() in to.lower() or "kevin" in to.lower(), 0.4,
+                       "recipient=OK", f"recipient=WRONG({to})")
+        value += credit(checks, any(k in subject.lower() for k in ("ai", "artificial intelligence", "人工智能")),
+                        0.3, "subject=OK", f"subject=MISSING_AI({subject})")
+        value += credit(checks, len(body) > 20, 0.3, "body=OK", "body=TOO_SHORT")
         return value, f"Email sent. To: {to}. Subject: {subject}. Checks: {', '.join(checks)}. Score: {value:.1f}"
 
     def plan(phone: Phone) -> list[Step]:
-        return [open_app("Chrome"), Fill("url_bar", "tech.example.com"), enter(), open_app("Mail"),
-                Tap(rid="compose_button"), Fill("to", kevin), Fill("subject", "Recent AI news"),
-                Fill("body", "Here is the recent news in the AI field:\nHangzhou opens its first fully driverless bus "
-                             "line."), Tap(rid="send"), finish()]
+        body = "Here is the recent news in the AI field:\nHangzhou opens its first fully driverless bus line."
+        return [open_app("Chrome"), Fill("url_bar", "tech.example.com"), enter(),
+                *oracle.mail_plan(kevin, "Recent AI news", body), finish()]
 
     return Spec(RUN_DATE, base(), score, plan)
 
@@ -774,12 +729,8 @@ def _late_notice(cls: OfficialClass) -> Spec:
     keywords = list(cls.attributes["_LATE_KEYWORDS"])
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
-        value, checks = 0.0, []
-        if (trace.answer or "").strip():
-            value += 0.4
-            checks.append("route_plan=PROVIDED")
-        else:
-            checks.append("route_plan=MISSING")
+        checks: list[str] = []
+        value = credit(checks, (trace.answer or "").strip(), 0.4, "route_plan=PROVIDED", "route_plan=MISSING")
         posts = end.my_posts()
         if posts:
             late = any(k in posts[-1]["text"].lower() for k in keywords)
@@ -817,9 +768,7 @@ def _sort_files(cls: OfficialClass) -> Spec:
         return value, f"Selected sort option {order}. Observed files: {observed[:10]}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(seed), score,
-                lambda p: [open_app("Files"), Tap(text="Download"), Tap(rid="sort_button"),
-                           Tap(rid="sort_modified_desc"), finish()])
-
+                lambda p: oracle.plan([oracle.Sort("Download", "modified_desc")]))
 
 
 @spec("GalleryCleanupGeneralTask")
@@ -860,23 +809,15 @@ def _mastodon_public(cls: OfficialClass) -> Spec:
         toot = end.toots[-1]
         if not toot["text"].strip():
             return 0.0, "Toot has no text content."
-        value, checks = 0.0, []
-        if any(k in toot["text"] for k in keywords):
-            value += 0.6
-            checks.append("content=OK")
-        else:
-            value += 0.2
-            checks.append(f"content=PARTIAL('{toot['text'][:50]}')")
-        if toot["visibility"] == "public":
-            value += 0.4
-            checks.append("visibility=public(OK)")
-        else:
-            checks.append(f"visibility={toot['visibility']}(WRONG)")
+        checks: list[str] = []
+        value = credit(checks, any(k in toot["text"] for k in keywords), 0.6,
+                       "content=OK", f"content=PARTIAL('{toot['text'][:50]}')", otherwise=0.2)
+        value += credit(checks, toot["visibility"] == "public", 0.4,
+                        "visibility=public(OK)", f"visibility={toot['visibility']}(WRONG)")
         return value, f"Toot posted. {', '.join(checks)}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(), score,
-                lambda p: [open_app("Mastodon"), Tap(rid="compose_fab"), Fill("compose_text", text),
-                           Tap(rid="visibility_public"), Tap(rid="publish"), finish()])
+                lambda p: oracle.plan([oracle.Toot(text)]))
 
 
 @spec("MorningPaperReadingGeneralTask")
@@ -973,7 +914,6 @@ def _pre_meeting(cls: OfficialClass) -> Spec:
                            finish()])
 
 
-
 @spec("MastodonInterestBoostGeneralTask")
 def _interest_boost(cls: OfficialClass) -> Spec:
     link = "https://mlweekly.example/vlm"  # the timeline is the project's (the official one lives in its server image)
@@ -987,23 +927,11 @@ def _interest_boost(cls: OfficialClass) -> Spec:
         if not posts:
             return 0.0, "No message found on Mattermost after task init."
         post = posts[-1]
-        value, checks = 0.0, []
-        if post["text"].strip():
-            value += 0.5
-            checks.append("message_sent=OK")
-        else:
-            checks.append("message_sent=EMPTY")
-        if "town" in post["channel"].lower() or "square" in post["channel"].lower():
-            value += 0.3
-            checks.append(f"channel={post['channel']}(OK)")
-        else:
-            value += 0.1
-            checks.append(f"channel={post['channel']}(WRONG)")
-        if re.search(r"https?://", post["text"]):
-            value += 0.2
-            checks.append("has_link=OK")
-        else:
-            checks.append("has_link=NO")
+        checks: list[str] = []
+        value = credit(checks, post["text"].strip(), 0.5, "message_sent=OK", "message_sent=EMPTY")
+        value += credit(checks, "town" in post["channel"].lower() or "square" in post["channel"].lower(), 0.3,
+                        f"channel={post['channel']}(OK)", f"channel={post['channel']}(WRONG)", otherwise=0.1)
+        value += credit(checks, re.search(r"https?://", post["text"]), 0.2, "has_link=OK", "has_link=NO")
         return value, f"Mattermost forwarding. {', '.join(checks)}. Score: {value:.1f}"
 
     return Spec(RUN_DATE, base(seed), score,
@@ -1055,12 +983,13 @@ def food_plan(app: str, shop: str, dish: str, cls: OfficialClass, options: tuple
             *([Fill("order_note", note)] if note else []), Tap(rid="place_order"), finish()]
 
 
-def rename_dish(phone: Phone, app: str, did: str, name: str) -> None:
-    """Give a seeded dish the name the official catalog has (the name the official check reads)."""
-    for shop in phone.food(app).restaurants:
-        for dish in shop.dishes:
-            if dish.did == did:
-                dish.name = name
+def rename_dish(phone: Phone, did: str, name: str) -> None:
+    """Give a seeded dish, on every delivery app, the name the official catalog has (the name the check reads)."""
+    for app in FOODS:
+        for shop in phone.food(app).restaurants:
+            for dish in shop.dishes:
+                if dish.did == did:
+                    dish.name = name
 
 
 def order_dishes(order: Any) -> list[tuple[str, int]]:
@@ -1073,10 +1002,6 @@ ADDRESSES = ("杭州市西湖区文三路 478 号浙大科技园", "杭州市西
 @spec("OrderLunchFirstTimeGeneralTask")
 def _first_lunch(cls: OfficialClass) -> Spec:
     dish_name = "鱼香肉丝"  # the official check's exact food name
-
-    def seed(phone: Phone) -> None:
-        rename_dish(phone, "chilemei", "yuxiang_rice", dish_name)
-        rename_dish(phone, "tuantuan", "yuxiang_rice", dish_name)
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         app, order = end.last_order(FOODS)
@@ -1091,7 +1016,7 @@ def _first_lunch(cls: OfficialClass) -> Spec:
         return value, (f"Lunch order placed via {app}. Ordered food: {[f[0] for f in foods]}. Receiver: "
                        f"{order['name']}, Mobile: {order['phone']}. Address: {order['address']}. Score: {value:.1f}")
 
-    return Spec(RUN_DATE, base(seed), score,
+    return Spec(RUN_DATE, base(lambda phone: rename_dish(phone, "yuxiang_rice", dish_name)), score,
                 lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls))
 
 
@@ -1102,10 +1027,6 @@ def _takeout_remark(cls: OfficialClass) -> Spec:
 
     def normalize(text: str) -> str:
         return text.replace(" ", "").replace(",", "，")
-
-    def seed(phone: Phone) -> None:
-        rename_dish(phone, "chilemei", "kungpao_rice", dish_name)
-        rename_dish(phone, "tuantuan", "kungpao_rice", dish_name)
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         app, order = end.last_order(FOODS)
@@ -1123,7 +1044,7 @@ def _takeout_remark(cls: OfficialClass) -> Spec:
         value = 1.0 if all(c.split("=")[1].startswith("OK") for c in checks) else 0.0
         return value, f"{', '.join(checks)}. Score: {value}"
 
-    return Spec(RUN_DATE, base(seed), score,
+    return Spec(RUN_DATE, base(lambda phone: rename_dish(phone, "kungpao_rice", dish_name)), score,
                 lambda p: food_plan("chilemei", "Sichuan Kitchen", dish_name, cls, note=remark))
 
 
@@ -1143,7 +1064,6 @@ def _lunch_tradeoff(cls: OfficialClass) -> Spec:
 
     return Spec(RUN_DATE, base(), score,
                 lambda p: food_plan("chilemei", "Green Bowl", "Steamed fish", cls))
-
 
 
 SHOP_LABELS = {"taodian": "Taodian", "jingdian": "jingdian"}
@@ -1295,7 +1215,6 @@ def _sneakers(cls: OfficialClass) -> Spec:
                 lambda p: shop_plan(cls, "运动鞋", SNEAKERS, ("size=42",)))
 
 
-
 # ----------------------------------------------------------------------------------------------- judged commutes
 #: What the deterministic stand-in of the two commute judges looks for (the official rubric: the plan's main mode).
 TAXI_WORDS = ("taxi", "cab", "ride-hailing", "didi", "打车", "出租", "网约车", "滴滴")
@@ -1367,7 +1286,6 @@ JUDGED: dict[str, Callable[[OfficialClass, TaskSource, dict[str, Any]], Spec]] =
         cls, source, options, "_query_bad_weather_judge", "Bad-weather route", OPEN_AIR_WORDS,
         TRANSIT_WORDS + TAXI_WORDS, RUN_DATE, _dry_route),
 }
-
 
 
 # ----------------------------------------------------------------------------------------------- cart deletions

@@ -209,8 +209,9 @@ def _ordered(reading: Reading, end: EndState, apps: Sequence[str]) -> list[Item]
 
 def _product_order(reading: Reading, *, name: str, weight: float, wanted: Callable[[Item], float],
                    missing: str | None, keys: Sequence[str], w_basic: float, w_app: float, size: str | None = None,
-                   note: str = "") -> tuple[list[Dimension], Order]:
-    """Basic info + app preference + one product line scored by ``wanted`` (1.0 / 0.5 / 0.0 per item)."""
+                   note: str = "", extra: tuple[Dimension, ...] = ()) -> ClassRubric:
+    """Basic info + app preference + one product line scored by ``wanted`` (1.0 / 0.5 / 0.0 per item), then
+    ``extra``; the oracle orders the best product on the preferred app."""
     basic, address = basic_info(reading, w_basic, rd.SHOPS, keys)
     app_dim, app_name = app_dimension(reading, "shop", w_app, _order_apps(rd.SHOPS))
 
@@ -224,7 +225,8 @@ def _product_order(reading: Reading, *, name: str, weight: float, wanted: Callab
 
     ranked = sorted(listed(reading.state, app_name, "catalog"), key=lambda i: -wanted(i))
     choice = str(ranked[0].get("id")) if ranked else ""
-    return [basic, app_dim, Dimension(name, weight, product)], Order(app_name, choice, address, size, note)
+    return ClassRubric((basic, app_dim, Dimension(name, weight, product), *extra),
+                       (Order(app_name, choice, address, size, note),))
 
 
 def buy_cola(reading: Reading) -> ClassRubric:
@@ -246,10 +248,9 @@ def buy_cola(reading: Reading) -> ClassRubric:
         sugar_ok = sugar is None or (sugar == "zero") == ("zero" in t or "sugar-free" in t)
         return (brand_ok + sugar_ok) / 2
 
-    dims, goal = _product_order(reading, name="cola preference", weight=0.4, wanted=wanted,
-                                missing=None if text else "preferences.diet.soft_drinks", keys=("work",),
-                                w_basic=0.3, w_app=0.3)
-    return ClassRubric(tuple(dims), (goal,))
+    return _product_order(reading, name="cola preference", weight=0.4, wanted=wanted,
+                          missing=None if text else "preferences.diet.soft_drinks", keys=("work",),
+                          w_basic=0.3, w_app=0.3)
 
 
 def buy_computer(reading: Reading) -> ClassRubric:
@@ -274,10 +275,9 @@ def buy_computer(reading: Reading) -> ClassRubric:
         within = ceiling is None or float(item.get("price", 0) or 0) <= ceiling
         return 1.0 if fits and within else 0.5
 
-    dims, goal = _product_order(reading, name="computer preference", weight=0.5, wanted=wanted,
-                                missing=None if value else "preferences.shopping.computer",
-                                keys=("home", "work"), w_basic=0.25, w_app=0.25)
-    return ClassRubric(tuple(dims), (goal,))
+    return _product_order(reading, name="computer preference", weight=0.5, wanted=wanted,
+                          missing=None if value else "preferences.shopping.computer",
+                          keys=("home", "work"), w_basic=0.25, w_app=0.25)
 
 
 def white_sneakers(reading: Reading) -> ClassRubric:
@@ -292,9 +292,8 @@ def white_sneakers(reading: Reading) -> ClassRubric:
         size_ok = size is None or str(item.get("size") or size) == str(size)
         return 1.0 if white and size_ok else 0.5
 
-    dims, goal = _product_order(reading, name="product preference", weight=0.4, wanted=wanted, missing=None,
-                                keys=("home",), w_basic=0.3, w_app=0.3, size=str(size) if size is not None else None)
-    return ClassRubric(tuple(dims), (goal,))
+    return _product_order(reading, name="product preference", weight=0.4, wanted=wanted, missing=None,
+                          keys=("home",), w_basic=0.3, w_app=0.3, size=str(size) if size is not None else None)
 
 
 def courier_note(reading: Reading) -> ClassRubric:
@@ -304,19 +303,17 @@ def courier_note(reading: Reading) -> ClassRubric:
     def sofa(item: Item) -> float:
         return 1.0 if "sofa" in _item_text(item) else (0.5 if item.get("category") == "furniture" else 0.0)
 
-    dims, goal = _product_order(reading, name="product and task", weight=0.25, wanted=sofa, missing=None,
-                                keys=("home",), w_basic=0.25, w_app=0.2,
-                                note=f"Please ship with {found[0]}." if found else "")
-
     def courier_score(end: EndState, steps: Trace) -> tuple[float, str]:
         assert found is not None
         notes = " ".join(str(o.get("note", "")) for _, o in new_orders(end, rd.SHOPS)).lower()
         ok = any(w in notes for w in found[1])
         return float(ok), f"note {'asks for' if ok else 'lacks'} {found[0]}"
 
-    dims.append(Dimension("courier preference", 0.3, courier_score if found else None,
-                          "preferences.shopping.delivery_courier"))
-    return ClassRubric(tuple(dims), (goal,))
+    courier = Dimension("courier preference", 0.3, courier_score if found else None,
+                        "preferences.shopping.delivery_courier")
+    return _product_order(reading, name="product and task", weight=0.25, wanted=sofa, missing=None,
+                          keys=("home",), w_basic=0.25, w_app=0.2,
+                          note=f"Please ship with {found[0]}." if found else "", extra=(courier,))
 
 
 # ============================================================================================ cart pruning
@@ -801,6 +798,14 @@ def _channels(state: State) -> list[str]:
     return [str(c) for c in holder.get("channels", [])] if isinstance(holder, Mapping) else []
 
 
+def _channel_scorer(channel: str | None) -> Scorer | None:
+    """Whether the last post went to ``channel`` (``None``, not judged, without a target channel)."""
+    def score(end: EndState, steps: Trace) -> tuple[float, str]:
+        used = [c for c, _ in my_posts(end)]
+        return (float(bool(used) and used[-1] == channel), f"posted in #{used[-1]}" if used else "nothing posted")
+    return score if channel else None
+
+
 def target_channel(reading: Reading) -> str | None:
     """The team channel the profile's social graph names (``target_channel``), when the world has it."""
     targets = [str(p.get("target_channel")) for group in (rd.get(reading.doc, "social_graph") or {}).values()
@@ -880,14 +885,9 @@ def group_meeting(reading: Reading) -> ClassRubric:
         matches = any(str(event["start"])[11:16] in t for _, t in my_posts(end))
         return (future + sensible + matches) / 3, f"future {future}, length {hours:g} h, post names the time {matches}"
 
-    def right_channel(end: EndState, steps: Trace) -> tuple[float, str]:
-        used = [c for c, _ in my_posts(end)]
-        return (float(bool(used) and used[-1] == channel), f"posted in #{used[-1]}" if used else "nothing posted")
-
     text = _styled(f"Project discussion meeting on {tomorrow} 15:00-16:00, online. See the calendar invite.", bullets)
     return ClassRubric((Dimension("time slot", 0.4, slot),
-                        Dimension("channel", 0.3, right_channel if channel else None,
-                                  "target_channel in the social graph"),
+                        Dimension("channel", 0.3, _channel_scorer(channel), "target_channel in the social graph"),
                         style_dimension(reading.doc, 0.3, lambda end: [t for _, t in my_posts(end)])),
                        (Event("Project discussion meeting", tomorrow, "15:00", "16:00"),
                         Post(channel or (_channels(reading.state) or ["town-square"])[0], text)))
@@ -899,10 +899,6 @@ def leave_notice(reading: Reading) -> ClassRubric:
     channel = target_channel(reading)
     _, bullets = style_of(reading.doc)
 
-    def right_channel(end: EndState, steps: Trace) -> tuple[float, str]:
-        used = [c for c, _ in my_posts(end)]
-        return (float(bool(used) and used[-1] == channel), f"posted in #{used[-1]}" if used else "nothing posted")
-
     def complete(end: EndState, steps: Trace) -> tuple[float, str]:
         posts = [t.lower() for _, t in my_posts(end)]
         if not posts:
@@ -913,7 +909,7 @@ def leave_notice(reading: Reading) -> ClassRubric:
 
     text = _styled("Not feeling well today, taking a sick day off. Back tomorrow.", bullets)
     return ClassRubric((style_dimension(reading.doc, 0.3, lambda end: [t for _, t in my_posts(end)]),
-                        Dimension("recipient / channel", 0.5, right_channel if channel else None,
+                        Dimension("recipient / channel", 0.5, _channel_scorer(channel),
                                   "target_channel in the social graph"),
                         Dimension("content completeness", 0.2, complete)),
                        (Post(channel or (_channels(reading.state) or ["town-square"])[0], text),))

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from personal_envs.knowu.official.guard import REFUSAL, addresses, is_extraction, redact, secret_values
-from personal_envs.knowu.personas import user_profile_of
+from personal_envs.knowu.personas import user_profile_of, value_at
 from personal_envs.knowu.user_messages import is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
@@ -119,8 +119,6 @@ def flat_text(value: Any, limit: int = 300) -> str:
 def mentions(text: str, keyword: str) -> bool:
     """``keyword`` occurs in ``text`` at the start of a word (so "eat" does not match "create")."""
     return re.search(r"(?<![a-z])" + re.escape(keyword.strip() if keyword.strip() else keyword), text) is not None
-
-
 
 
 def stem(word: str) -> str:
@@ -254,15 +252,6 @@ def stated_facts(relevant_information: str, persona: str = "") -> StatedFacts:
     return StatedFacts(tuple(_task_facts(text) + _reply_rules(text)), _topics(text), _situation(text))
 
 
-def _at(profile: Mapping[str, Any], dotted: str) -> Any:
-    node: Any = profile
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
 def match_topics(message: str) -> list[Topic]:
     """Topics the message asks about, in table order."""
     lowered = f" {message.lower()} "
@@ -277,12 +266,12 @@ def profile_answer(topic: Topic, profile: Mapping[str, Any]) -> str:
     ``workplace``; '' when none)."""
     doc = user_profile_of(profile)
     if topic.name in ("address", "workplace"):
-        home = _at(doc, "locations.home" if topic.name == "address" else "locations.work")
+        home = value_at(doc, "locations.home" if topic.name == "address" else "locations.work")
         address = str(home.get("address") or "") if isinstance(home, Mapping) else str(home or "")
         return f"{topic.lead} {address}" if address else ""
     if topic.name == "recipient":
         return ""
-    values = [_at(doc, path) for path in topic.paths]
+    values = [value_at(doc, path) for path in topic.paths]
     parts = [flat_text(v) for v in values if v not in (None, "", [], {})][:2]
     return f"{topic.lead} {' / '.join(parts)}" if parts else ""
 
@@ -337,7 +326,7 @@ class OfficialPreferenceUser(SimulatedUser):
         if topic.name in self.stated.topics:
             return self.stated.topics[topic.name]
         if topic.name == "transport":  # the official hooks show the whole travel section; the key names differ
-            travel = _at(user_profile_of(self.profile), "preferences.travel")
+            travel = value_at(user_profile_of(self.profile), "preferences.travel")
             answer = f"{topic.lead} {flat_text(travel)}" if travel else ""
             return f"{self.stated.situation} {answer}".strip()
         return profile_answer(topic, self.profile)

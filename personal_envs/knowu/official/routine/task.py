@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from personal_envs.core.task import Check, EpisodeTrace, Evaluation
+from personal_envs.knowu import oracle
 from personal_envs.knowu.official.paper_metrics import trajectory_from_trace
 from personal_envs.knowu.official.routine.decision import PAPER, decision_history
 from personal_envs.knowu.official.routine.rules import (
@@ -238,18 +239,14 @@ def action_steps(setup: RoutineSetup) -> list[Step]:
     elif cls == "BluetoothMediaCleanupTask":
         steps = [open_app("Settings"), Tap(rid="settings_sound"), *[Tap(rid="media_volume_down")] * 4]
     elif cls == "BirthdayWishTask":
-        steps = [open_app("Messages")]
-        if v.get("contact_phone"):
-            steps += [Tap(rid="start_chat_fab"), Fill("recipient", str(v["contact_phone"])),
-                      Fill("compose_message_text", str(v.get("message_content") or "Happy Birthday!")),
-                      Tap(rid="send_message_button")]
+        text = str(v.get("message_content") or "Happy Birthday!")
+        steps = (oracle.sms_plan(str(v["contact_phone"]), text) if v.get("contact_phone")
+                 else [open_app("Messages")])
     elif cls == "ClockOutRoutineTask":
         content = str(v["expectation"].get("target_content") or "Clocking out, see you tomorrow")
-        steps = [open_app("Mattermost"), Tap(text=str(v["target_channel"])), Fill("post_input", content),
-                 Tap(rid="send_button")]
+        steps = oracle.chat_plan(str(v["target_channel"]), content)
     elif cls == "ContactSaverTask":
-        steps = [open_app("Contacts"), Tap(rid="create_contact_fab"), Fill("contact_name", "Bob"),
-                 Fill("contact_phone", "5550199"), Tap(rid="save_contact")]
+        return oracle.plan([oracle.Contact("Bob", "5550199")])
     elif cls == "DailyFamilyCallTask":
         steps = [open_app("Contacts"), Tap(text=str(v["target_name"])), Tap(rid="call_button")]
     elif cls == "DeepWorkRoutineTask":
@@ -262,8 +259,7 @@ def action_steps(setup: RoutineSetup) -> list[Step]:
                  *[Tap(contains=n) for n in names], Tap(rid="delete_selected"), Tap(rid="dialog_delete")]
     elif cls == "MattermostOnCallTask":
         reply = f"{v['expected_reply_keywords'][0]} - on it"
-        steps = [open_app("Mattermost"), Tap(text=_channel_key(str(v["channel_name"]))), Fill("post_input", reply),
-                 Tap(rid="send_button")]
+        steps = oracle.chat_plan(_channel_key(str(v["channel_name"])), reply)
     elif cls == "MorningPaperReadingTask":
         steps = [open_app("Chrome")]
         for url in v["TARGET_URLS"]:
@@ -280,10 +276,9 @@ def action_steps(setup: RoutineSetup) -> list[Step]:
         steps = [open_app("Messages"), Tap(contains=str(v["sender_phone"])[-6:]), Tap(rid="block_button"),
                  Tap(rid="dialog_block")]
     elif cls == "WeeklyReportRoutineTask":
-        steps = [open_app("Mail"), Tap(rid="compose_button"),
-                 Fill("to", str(v["expectation"].get("target_recipient") or "manager@example.com")),
-                 Fill("subject", "Weekly Report"), Fill("body", "Please find the weekly report attached."),
-                 Tap(rid="add_attachment"), Tap(text="Weekly_Report.pdf"), Tap(rid="send")]
+        recipient = str(v["expectation"].get("target_recipient") or "manager@example.com")
+        steps = oracle.mail_plan(recipient, "Weekly Report", "Please find the weekly report attached.",
+                                 ("Weekly_Report.pdf",))
     else:
         steps = []
     return [*steps, finish()]

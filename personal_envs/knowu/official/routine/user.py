@@ -25,6 +25,7 @@ from typing import Any
 
 from personal_envs.knowu.official.guard import REFUSAL, is_extraction
 from personal_envs.knowu.official.llm_user import OFFICIAL_SAMPLING, OfficialLLMUser
+from personal_envs.knowu.personas import value_at
 from personal_envs.knowu.user_messages import is_clarifying_question, is_proposal
 from personal_envs.simulators.users.base import Decision, SimulatedUser, UserReply
 
@@ -47,20 +48,9 @@ TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 )
 
 
-def _at(data: Mapping[str, Any], dotted: str) -> Any:
-    value: Any = data
-    for part in dotted.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
 def _brief(value: Any, limit: int = 240) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
 
 
 def topic_answer(profile: Mapping[str, Any], message: str) -> str:
@@ -68,7 +58,7 @@ def topic_answer(profile: Mapping[str, Any], message: str) -> str:
     lowered = message.lower()
     for _name, keywords, paths in TOPICS:
         if any(k in lowered for k in keywords):
-            values = [v for v in (_at(profile, p) for p in paths) if v not in (None, "", [], {})]
+            values = [v for v in (value_at(profile, p) for p in paths) if v not in (None, "", [], {})]
             if values:
                 return _brief(values[0])
     return ""

@@ -17,6 +17,7 @@ The loaders return plain data: a profile is the YAML document (``{"user_profile"
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import re
@@ -44,7 +45,21 @@ class MissingProfileField(KeyError):
 
 def load_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A profile YAML as a dict, checked against :class:`~personal_envs.knowu.schema.OfficialProfileDocument`
-    (:class:`~personal_envs.core.errors.InputError` naming the file and the field)."""
+    (:class:`~personal_envs.core.errors.InputError` naming the file and the field).  A fresh copy each call; the
+    parse is remembered per file version (path, size, modification time): every reset of a task reads its profile."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return _parse_profile(path)  # read_yaml names the missing file
+    return copy.deepcopy(_parsed_profile(os.fspath(path), stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_profile(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    return _parse_profile(path)
+
+
+def _parse_profile(path: str | os.PathLike[str]) -> dict[str, Any]:
     data = read_yaml(path, "profile file")
     if not isinstance(data, dict):
         raise InputError(f"{path}: a KnowU profile is a YAML mapping with 'user_profile', got a "

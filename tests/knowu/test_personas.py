@@ -67,3 +67,18 @@ def test_the_generated_set_is_made_once_and_reused(tmp_path: Path) -> None:
     assert again.ids() == ["g9-0", "g9-1"] and again.profile_path("g9-0").stat().st_mtime_ns == stamp
     assert first.label == "generated s9-n2"
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary folder left behind
+
+
+def test_a_remembered_profile_is_a_fresh_copy_and_follows_the_file(tmp_path: Path) -> None:
+    release = generate_release(1, 5, tmp_path / "one")
+    path = PersonaSet.from_dir(release).profile_path("g5-0")
+    first = load_profile(path)
+    name = first["user_profile"]["identity"]["full_name"]
+    first["user_profile"]["identity"]["full_name"] = "changed by a caller"
+    assert load_profile(path)["user_profile"]["identity"]["full_name"] == name  # the caller's edit did not leak
+    text = path.read_text(encoding="utf-8").replace(name, "Someone Else")
+    path.write_text(text + "\n", encoding="utf-8")  # another size: another version of the file
+    assert load_profile(path)["user_profile"]["identity"]["full_name"] == "Someone Else"
+    path.unlink()
+    with pytest.raises(MissingDataError, match="no such profile file"):
+        load_profile(path)

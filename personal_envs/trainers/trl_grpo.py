@@ -25,7 +25,7 @@ from personal_envs.chat.env import ChatEnv
 from personal_envs.core.errors import InputError
 
 __all__ = ["ENDED", "ChatToolEnvironment", "environment_class", "environment_factory", "evaluate_model",
-           "prompt_dataset", "template_messages", "wall_clock_budget"]
+           "flat_group_skipping_trainer", "prompt_dataset", "template_messages", "wall_clock_budget"]
 
 #: What a tool call returns once the episode has ended (the env is not stepped again).
 ENDED = "The episode has ended; this call was not executed."
@@ -144,6 +144,46 @@ def wall_clock_budget(minutes: float) -> Any:
     return WallClockBudget()
 
 
+def flat_group_skipping_trainer() -> type[Any]:
+    """TRL's ``GRPOTrainer``, except that a micro-batch whose advantages are all zero skips the policy's forward and
+    backward pass.
+
+    When every completion of each group earned the same reward (on a small model, typically all 0), every advantage
+    is 0, and with ``beta=0`` and no entropy bonus or router loss TRL's loss is ``0 * log-probabilities``: exactly 0,
+    with exactly zero gradients.  This subclass returns that zero directly, as ``0 * sum(parameters)`` so every
+    trainable parameter still gets a zero gradient and the optimizer steps as it would have (AdamW's moments decay
+    the same way).  The forward and backward over prompt and completion are most of a CPU step's time.  Any other
+    micro-batch, or any other loss configuration, goes through TRL's own loss unchanged.
+
+    The trainer counts skipped micro-batches in ``flat_groups_skipped`` and logs ``flat_group_skipped`` (the share of
+    the step's micro-batches skipped).
+    """
+    import torch
+    from trl import GRPOTrainer
+
+    class FlatGroupSkippingGRPOTrainer(GRPOTrainer):
+        flat_groups_skipped = 0
+
+        def _loss_is_exactly_zero(self, inputs: Mapping[str, Any]) -> bool:
+            # attributes of TRL 1.16; if a later TRL renames them, nothing is skipped
+            exact = (self.beta == 0.0 and not getattr(self, "_entropy_bonus_enabled", True)
+                     and not getattr(self, "aux_loss_enabled", True))
+            return exact and not bool(torch.any(inputs["advantages"] != 0))
+
+        def compute_loss(self, model: Any, inputs: Any, return_outputs: bool = False,
+                         num_items_in_batch: Any = None) -> Any:
+            mode = "train" if model.training else "eval"
+            if return_outputs or not self._loss_is_exactly_zero(inputs):
+                self._metrics[mode]["flat_group_skipped"].append(0.0)
+                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            self.flat_groups_skipped += 1
+            self._metrics[mode]["flat_group_skipped"].append(1.0)
+            trainable = [parameter for parameter in model.parameters() if parameter.requires_grad]
+            return torch.stack([parameter.sum() for parameter in trainable]).sum() * 0.0
+
+    return FlatGroupSkippingGRPOTrainer
+
+
 # ---------------------------------------------------------------------------------------------- tool methods
 def _annotation(schema: Mapping[str, Any]) -> Any:
     if "enum" in schema and schema["enum"]:
@@ -196,8 +236,9 @@ def _tool_method(function: Mapping[str, Any]) -> Callable[..., str]:
     method.__annotations__ = annotations
     lines = [_one_line(function.get("description")), "", "Args:"]
     lines += [f"    {key}: {_one_line(properties[key].get('description'))}" for key in ordered]
-    lines += ["", "Returns:", "    The observation after the action."]
-    method.__doc__ = "\n".join(lines) if ordered else "\n".join([lines[0], "", *lines[-3:]])
+    # no "Returns:" section: it would add the same ``"return"`` entry to every tool schema of the prompt (about 20
+    # tokens per tool) and says nothing the model can use
+    method.__doc__ = "\n".join(lines) if ordered else lines[0]
     return method
 
 

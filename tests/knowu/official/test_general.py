@@ -25,6 +25,7 @@ from personal_envs.knowu.official.release import OFFICIAL_LABEL, OfficialRelease
 from personal_envs.knowu.official.source import OfficialClass, parse_release
 from personal_envs.knowu.oracle import Fill, Step, Tap, answer, enter, finish, home, open_app
 from personal_envs.knowu.personas import PersonaSet
+from personal_envs.simulators.phone.uixml import parse_ui_xml
 from tests.knowu.helpers import build_family, oracle_infos
 from tests.knowu.helpers import run_oracle as run
 
@@ -303,3 +304,34 @@ def test_by_default_an_answer_counts_only_behind_its_lookup(official_dir: Path, 
             env.close()
     assert scores[None][1] == scores[None][0] == 0.0
     assert scores["paper"][1] >= scores[None][1]
+
+
+@pytest.mark.parametrize("render", ["text", "browser"])
+def test_seeded_notifications_show_in_the_shade_and_open_their_app(official_dir: Path, render: str) -> None:
+    """Tasks that seed a notification (the birthday and pre-meeting reminders): pulling the shade shows it with its
+    app's label, and tapping it opens that app (a notification seeded under an app's label once broke every step
+    after the shade was pulled)."""
+    environment = KnowUEnv(family="general", data_dir=str(official_dir), screenshot=False, render=render)
+    try:
+        seeded = 0
+        for index in range(environment.num_tasks):
+            environment.reset(seed=0, options={"task_index": index})
+            notes = list(environment.backend.phone.device.notifications)
+            if not notes:
+                continue
+            seeded += 1
+            obs, _, _, _, info = environment.step(
+                {"action_type": "drag", "start_x": 540, "start_y": 30, "end_x": 540, "end_y": 1400})
+            assert not info.get("error"), info.get("error")
+            label = environment.backend.phone.apps[notes[0].app].label
+            assert f"{label} · {notes[0].title}" in obs["ui_xml"]
+            left, top, right, bottom = next(n.bounds for n in parse_ui_xml(obs["ui_xml"])
+                                            if n.resource_id.endswith(":id/notification"))
+            obs, _, _, _, info = environment.step(
+                {"action_type": "click", "x": (left + right) // 2, "y": (top + bottom) // 2})
+            assert not info.get("error"), info.get("error")
+            route = environment.backend.phone.route
+            assert route is not None and route.app == notes[0].app
+        assert seeded >= 2
+    finally:
+        environment.close()

@@ -166,3 +166,14 @@ def test_dead_page_is_reopened_with_state_intact(sim: PhoneSimulator) -> None:
     sim.render()
     assert find_nodes(nodes(sim), text="Mom")
     assert phone.route is not None and phone.route.app == "contacts"
+
+
+def test_a_notification_names_an_installed_app_by_key() -> None:
+    """``notify`` takes an app's key; a label or an unknown name is refused when posted, not when the shade shows."""
+    phone = Phone(now=datetime(2026, 2, 9, 9, 41))
+    phone.notify("calendar", "Standup", "09:45")
+    phone.shade_open = True
+    assert "Standup" in phone.render()[0]
+    with pytest.raises(KeyError, match="no installed app 'Calendar'"):
+        phone.notify("Calendar", "Standup", "09:45")
+    assert len(phone.device.notifications) == 1

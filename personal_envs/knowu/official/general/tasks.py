@@ -392,7 +392,7 @@ def _birthday(cls: OfficialClass) -> Spec:
         set_contact(phone, a["CONTACT_NAME"], a["CONTACT_PHONE"])
         phone.calendar.add(a["EVENT_TITLE"], start, datetime.strptime(a["EVENT_END"], "%Y-%m-%d %H:%M:%S"),
                            notes="Birthday")
-        phone.notify("Calendar", a["EVENT_TITLE"], f"{start:%H:%M}")
+        phone.notify("calendar", a["EVENT_TITLE"], f"{start:%H:%M}")
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         bodies = sent_to(end, a["CONTACT_PHONE"])
@@ -900,7 +900,7 @@ def _pre_meeting(cls: OfficialClass) -> Spec:
         phone.files.add(path, 2048, start - timedelta(days=1), a["DOC_NAME"])
         phone.calendar.add(a["MEETING_TITLE"], start, datetime.strptime(a["MEETING_END"], "%Y-%m-%d %H:%M:%S"),
                            "Room A", notes)
-        phone.notify("Calendar", a["MEETING_TITLE"], f"{start:%H:%M} · Room A")
+        phone.notify("calendar", a["MEETING_TITLE"], f"{start:%H:%M} · Room A")
 
     def score(end: EndState, trace: EpisodeTrace) -> tuple[float, str]:
         route = end.route

@@ -172,6 +172,17 @@ def _cart_detected(page_url: str, doc: Node, slug: str) -> bool:
     return False
 
 
+def cart_may_show(page_url: str, html: str, cps: Sequence[Checkpoint]) -> bool:
+    """False only when :func:`check_cart` cannot detect any of ``cps`` on this page, so the page need not be parsed:
+    every detection needs the product's slug in the page URL or in a link's ``href`` (and so in the HTML, unless
+    the slug holds a character HTML escapes)."""
+    for cp in cps:
+        slug = _slug(cp.value)
+        if slug and (slug in page_url or slug in html or any(ch in slug for ch in "&<>\"'")):
+            return True
+    return False
+
+
 def check_cart(page_url: str, doc: Node, cps: Sequence[Checkpoint]) -> tuple[float, list[str]]:
     """Flag cart checkpoints whose add-to-cart confirmation the page shows; return (score, wrong slugs)."""
     by_slug: dict[str, list[Checkpoint]] = {}
@@ -286,19 +297,27 @@ class OfficialEpisode:
         for cp in self.checkpoints:
             by_type.setdefault(cp.type, []).append(cp)
         doc: Node | None = None
+        markup: str | None = None
+
+        def text() -> str:
+            nonlocal markup
+            if markup is None:
+                markup = html() if callable(html) else html
+            return markup
 
         def page() -> Node:
             nonlocal doc
             if doc is None:
-                doc = parsed_page(html() if callable(html) else html)
+                doc = parsed_page(text())
             return doc
 
         score, done = 0.0, False
         wrong: list[str] = []
         if "url" in pending:
             score += check_url(page_url, by_type.get("url", []))
-        if "cart" in pending:
-            got, bad = check_cart(page_url, page(), by_type.get("cart", []))
+        carts = by_type.get("cart", [])
+        if "cart" in pending and cart_may_show(page_url, text(), carts):  # else check_cart gives (0.0, [])
+            got, bad = check_cart(page_url, page(), carts)
             score, wrong = score + got, wrong + bad
         if "checkout" in pending and "/checkout/order-received" in page_url:
             got, bad = check_checkout(page_url, page(), by_type.get("checkout", []), self.user_details)

@@ -21,6 +21,7 @@ from personal_envs.webmall.listing import catalog_listing
 from personal_envs.webmall.official_eval import (
     OfficialEpisode,
     build_checklist,
+    cart_may_show,
     check_cart,
     check_checkout,
     extract_submitted_urls,
@@ -29,7 +30,7 @@ from personal_envs.webmall.official_eval import (
     study_metrics,
     task_type,
 )
-from personal_envs.webmall.official_html import parse_html
+from personal_envs.webmall.official_html import parse_html, parsed_page
 
 A = "http://127.0.0.1:8081"
 B = "http://127.0.0.1:8082"
@@ -238,6 +239,31 @@ def test_cart_flags_on_the_shops_markup() -> None:
     added = listing.replace("ajax_add_to_cart\"", "ajax_add_to_cart added\"", 1).replace(
         "</a></li>", '</a><a href="/cart/" class="added_to_cart wc-forward" title="View cart">View cart</a></li>', 1)
     assert check_cart(f"{A}/shop/", parse_html(added), cps)[0] == pytest.approx(0.8)
+
+
+def test_a_page_without_the_products_slug_is_not_parsed_and_scores_as_if_it_were() -> None:
+    """The evaluator skips parsing a page that cannot show a cart confirmation; on the shops' pages that skip
+    agrees with :func:`check_cart` on the parsed page."""
+    layout, product = _shop_pages()
+    other = load_catalog().shop(1).products[1]
+    url = f"{A}{product.path}"
+    pages = {
+        f"{A}{other.path}/": layout.document("p", layout.product_page(other, "added"), cart_count=1),
+        f"{A}{product.path}/": layout.document("p", layout.product_page(product, "added"), cart_count=1),
+        f"{A}/cart/": layout.document("c", layout.cart_page([(other, 1)], ""), cart_count=1),
+        f"{A}/shop/": layout.document("l", layout.listing("Shop", catalog_listing([other], "/shop/")), cart_count=1),
+    }
+    for page_url, markup in pages.items():
+        cps = _carts(build_checklist([url], "cart"))
+        may = cart_may_show(page_url, markup, cps)
+        assert may == (product.slug in page_url)
+        assert may or check_cart(page_url, parse_html(markup), cps) == (0.0, [])
+    episode = OfficialEpisode("Webmall_Add_To_Cart_Task1", "cart", (url,))
+    parsed_page.cache_clear()
+    assert episode.validate(f"{A}/shop/", pages[f"{A}/shop/"]).score == 0.0
+    assert parsed_page.cache_info().misses == 0  # not parsed
+    assert episode.validate(f"{A}{product.path}/", pages[f"{A}{product.path}/"]).score > 0
+    assert parsed_page.cache_info().misses == 1
 
 
 DETAILS = {"name": "Jessica Morgan", "street": "Maple Avenue", "house_number": "742", "zip": "60614",

@@ -9,8 +9,9 @@ options closed by their next sibling, table rows given a ``<tbody>``.  Elements 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
-from html import escape
+from html import escape, unescape
 from html.parser import HTMLParser
 
 #: Elements that never have children.
@@ -594,6 +595,55 @@ class _Builder(HTMLParser):
             _attach(parent, Text(data))
 
 
+#: One token of well-formed markup: a start tag (name, attributes, "/" when self-closing), an end tag, a comment, a
+#: doctype, or a run of text.  Anything else (a stray "<", a processing instruction, an unquoted attribute value
+#: with a quote or "<" in it) matches nothing and sends the document to :class:`HTMLParser`.
+_TOKEN = re.compile(
+    r"<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s\"'>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'=<>`]+))?)*)\s*(/?)>"
+    r"|</([a-zA-Z][a-zA-Z0-9-]*)\s*>|<!--.*?-->|<![dD][oO][cC][tT][yY][pP][eE][^<>]*>|([^<]+)", re.S)
+_ATTRIBUTE = re.compile(r"([^\s\"'>/=]+)(?:\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'=<>`]+)))?")
+#: Elements whose content :class:`HTMLParser` passes on raw, up to their end tag.
+_CDATA_TAGS = ("script", "style")
+
+
+def _feed_tokens(builder: _Builder, markup: str) -> bool:
+    """Feed ``markup`` to ``builder`` as :class:`HTMLParser` would (the same calls, with the same lower-cased
+    names and unescaped values) with one regular-expression pass; False at the first construct it does not read,
+    and the builder must then be discarded."""
+    position, end = 0, len(markup)
+    match_token, find_attributes = _TOKEN.match, _ATTRIBUTE.findall
+    while position < end:
+        token = match_token(markup, position)
+        if token is None:
+            return False
+        position = token.end()
+        name, raw_attrs, closing_slash, end_name, text = token.groups()
+        if text is not None:
+            builder.handle_data(unescape(text) if "&" in text else text)
+        elif name is not None:
+            tag = name.lower()
+            attrs: list[tuple[str, str | None]] = []
+            if raw_attrs:  # a bare name gets "" where HTMLParser gives None: the builder reads both as ""
+                for attr_name, double, single, bare in find_attributes(raw_attrs):
+                    value = double or single or bare
+                    attrs.append((attr_name.lower(), unescape(value) if "&" in value else value))
+            if closing_slash:
+                builder.handle_startendtag(tag, attrs)
+                continue
+            builder.handle_starttag(tag, attrs)
+            if tag in _CDATA_TAGS:
+                closing = re.compile(rf"</\s*{tag}\s*>", re.I).search(markup, position)
+                if closing is None:
+                    return False
+                if closing.start() > position:
+                    builder.handle_data(markup[position:closing.start()])
+                builder.handle_endtag(tag)
+                position = closing.end()
+        elif end_name is not None:
+            builder.handle_endtag(end_name.lower())
+    return True
+
+
 def _complete(document: Document) -> None:
     """Give the document the ``<head>`` and ``<body>`` a parser always makes, and textareas their value."""
     html = document.html
@@ -621,7 +671,9 @@ def _complete(document: Document) -> None:
 def parse_html(markup: str) -> Document:
     """The document tree of ``markup``."""
     builder = _Builder()
-    builder.feed(markup)
+    if not _feed_tokens(builder, markup):
+        builder = _Builder()
+        builder.feed(markup)
     builder.close()
     _complete(builder.document)
     builder.document.tracking = True

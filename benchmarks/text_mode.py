@@ -18,7 +18,10 @@ Only the env's own time counts (``step`` / ``reset``; the policy choosing its ac
 elapsed time; ``cpu`` is this process's CPU time, shown for the text mode only, where everything runs in this
 process: on a shared machine it is the figure that says what one core does (the browser mode's Chromium runs in
 other processes, so its CPU figure would not count the browser).  Then the text mode with 1 and 4 async envs
-(``gym.make_vec(..., vectorization_mode="async")``, env-steps/s of the random workload, wall time).
+(``gym.make_vec(..., vectorization_mode="async")``, env-steps/s of the random workload, timed after
+``--vector-warmup`` untimed vector steps): per wall second, and per CPU-second of the workers and the main process
+together.  On a shared machine the wall figure follows the load; the CPU figure staying level from 1 to 4 envs says
+that nothing is serialised, so the throughput grows with the free cores.
 
     python benchmarks/text_mode.py                      # every id, 300 steps and 20 resets per mode
     python benchmarks/text_mode.py --ids WebMall-v0 --steps 1000 --resets 50 --vector 1 4
@@ -183,20 +186,52 @@ def run_resets(env: Any, resets: int, seed: int) -> Clock:
     return clock
 
 
-def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, seed: int) -> float:
-    """Env-steps per wall second of ``num_envs`` async text-mode envs on the random workload."""
+def _cpu_seconds(pids: list[int]) -> float | None:
+    """User + system CPU seconds the processes ``pids`` have used so far (Linux ``/proc``; None elsewhere)."""
+    total = 0.0
+    try:
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return total
+
+
+@dataclass
+class VectorRate:
+    """Env-steps per wall second of async envs, and per CPU-second of the workers and the main process together
+    (the figure that says how the throughput grows with free cores: constant when nothing is serialised)."""
+
+    wall: float
+    cpu: float | None
+
+
+def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, seed: int, warmup: int = 0
+               ) -> VectorRate:
+    """``num_envs`` async text-mode envs on the random workload, timed after ``warmup`` untimed vector steps (each
+    worker starts cold: imports, fonts, empty page caches)."""
     vec = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="async", render="text",
                        vector_kwargs={"shared_memory": False}, **kwargs)
     try:
         probe = gym.make(env_id, render="text", **kwargs)
         actors = [random_actor(probe, seed + i) for i in range(num_envs)]
         probe.close()
+        workers = [process.pid for process in getattr(vec, "processes", []) if process.pid is not None]
         obs, _ = vec.reset(seed=seed)
         clock = Clock()
-        for _ in range(steps):
+        start_cpu: float | None = None
+        for step in range(warmup + steps):
+            if step == warmup:
+                clock = Clock()
+                start_cpu = _cpu_seconds(workers)
             actions = tuple(actors[i]({key: value[i] for key, value in obs.items()}) for i in range(num_envs))
             obs, *_ = clock.time(lambda actions=actions: vec.step(actions))
-        return steps * num_envs / clock.wall
+        end_cpu = _cpu_seconds(workers)
+        cpu = None
+        if start_cpu is not None and end_cpu is not None:
+            cpu = steps * num_envs / max(end_cpu - start_cpu + clock.cpu, 1e-9)
+        return VectorRate(steps * num_envs / clock.wall, cpu)
     finally:
         vec.close()
 
@@ -208,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--resets", type=int, default=20)
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 4])
+    parser.add_argument("--vector-warmup", type=int, default=100,
+                        help="untimed vector steps before the timed ones (each worker starts with empty caches)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(machine(), f"load average {os.getloadavg()[0]:.1f}")
@@ -235,9 +272,11 @@ def main(argv: list[str] | None = None) -> int:
                 env.close()
         if "text" in args.modes:
             for num_envs in args.vector:
-                rate = run_vector(env_id, kwargs, num_envs, max(20, args.steps // num_envs), args.seed)
-                print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate:>12.1f} env-steps/s (async vector, wall)",
-                      flush=True)
+                rate = run_vector(env_id, kwargs, num_envs, args.steps, args.seed,  # the same walk length per env
+                                  warmup=args.vector_warmup)
+                cpu = f"{rate.cpu:>12.1f}" if rate.cpu is not None else f"{'-':>12}"
+                print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate.wall:>12.1f} {cpu} env-steps/s "
+                      "(async vector; cpu: workers and main process)", flush=True)
     return 0
 
 

@@ -770,9 +770,10 @@ def snapshot_bids(document: Document, listeners: frozenset[int], walker: AxWalke
                   ) -> tuple[frozenset[str], frozenset[str]]:
     """``(marked, clickable)``: the bids BrowserGym marks (standard HTML tags) and those Chromium flags as
     responding to clicks."""
-    marked = frozenset(e.bid for e in document.iter() if e.bid and e.tag in bgym_format.STANDARD_HTML_TAGS)
-    clickable_bids = frozenset(e.bid for e in document.iter() if e.bid and clickable(e, listeners,
-                                                                                   walker.label_control))
+    standard, labels = bgym_format.STANDARD_HTML_TAGS, walker.label_control
+    with_bids = [e for e in document.iter() if e.bid]
+    marked = frozenset(e.bid for e in with_bids if e.tag in standard)
+    clickable_bids = frozenset(e.bid for e in with_bids if clickable(e, listeners, labels))
     return marked, clickable_bids
 
 

@@ -381,6 +381,8 @@ class Document(Element):
         self._by_id: dict[str, Element] | None = None
         self._by_bid: dict[str, Element] | None = None
         self._index_generation = -1
+        #: The :attr:`generation` at which :func:`stamp_bids` last gave every element a bid.
+        self.stamped_generation = -1
 
     # ------------------------------------------------------------------------------------------ changes
     def note(self, node: Node, *, layout: bool, style: bool, undo: Callable[[], None] | None = None) -> None:
@@ -713,7 +715,10 @@ def text_changes(old: Document, new: Document) -> list[tuple[Text, str]] | None:
 def stamp_bids(document: Document, next_bid: int = 1) -> int:
     """Give every element without a bid the next free number, in document order (as the browser mode's stamping
     script does); returns the next number to use."""
+    if document.tracking and document.stamped_generation == document.generation:
+        return next_bid  # no element was added since every element had a bid
     fresh = [element for element in document.iter() if not element.bid and element is not document]
+    document.stamped_generation = document.generation
     if not fresh:
         return next_bid
     used = {element.bid for element in document.iter() if element.bid}

@@ -238,7 +238,7 @@ def test_paper_protocol_preset() -> None:
                    memory="rag", ui_hierarchy=True, screenshot=False)
     try:
         obs, _ = env.reset()
-        assert obs["ui_xml"] and "screenshot" in obs
+        assert obs["ui_xml"] and "screenshot" in obs, obs["last_action_error"]  # a browser fault is reported there
         rag = log_context(noisy, "rag", 10, "x")
         assert len(obs["instruction"]) < len(log_context(noisy)) and rag.count("\n") == 9
     finally:

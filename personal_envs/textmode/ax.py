@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 
 from personal_envs.browser import bgym_format
 from personal_envs.browser.observation import ElementInfo
-from personal_envs.textmode.axmemo import AxMemo, Fragment, flatten, render_lines
+from personal_envs.textmode.axmemo import NO_DEPS, AxMemo, Fragment, flatten, render_lines
 from personal_envs.textmode.css import StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
 
@@ -124,7 +124,7 @@ class AxWalker:
         self.styles = styles
         self.facts = facts
         self.memo = memo
-        self.out: list[list[Any]] = []
+        self.out: list[tuple[Any, ...]] = []
         self._items: list[Any] = self.out
         self._table_kinds: dict[int, str] = memo.table_kinds if memo is not None else {}
         self._labels: dict[int, list[Element]] | None = memo.labels if memo is not None else None
@@ -607,7 +607,7 @@ class AxWalker:
         try:
             self._visit(node, depth, parent_texts, text_hidden)
         finally:
-            fragment.deps = frozenset(self._deps)
+            fragment.deps = frozenset(self._deps) if self._deps else NO_DEPS
             fragment.lookups = self._lookups
             fragment.count = self.count - start
             memo.entries[id(node)] = fragment
@@ -629,7 +629,7 @@ class AxWalker:
                     return
                 text = " "
             if text and text not in parent_texts[0]:
-                self._items.append([depth, "", "StaticText", text, "", {}, None, False])
+                self._items.append((depth, "", "StaticText", text, "", None, None, False))
             return
         if not isinstance(node, Element) or node.tag in SKIP:
             return
@@ -669,11 +669,11 @@ class AxWalker:
             value = self.value(el, role)
             interactive = not props.get("disabled") and (role in INTERACTIVE or focusable or clickable)
             box = self.facts.boxes.get(id(el)) if el.bid and self.memo is None else None
-            self._items.append([depth, el.bid, role, name, value, props, list(box) if box else None, interactive])
+            self._items.append((depth, el.bid, role, name, value, props, list(box) if box else None, interactive))
             child_depth = depth + 1
             texts = [name]
             if el.tag == "select" and role == "combobox":
-                self._items.append([child_depth, "", "MenuListPopup", "", "", {}, None, False])
+                self._items.append((child_depth, "", "MenuListPopup", "", "", None, None, False))
                 child_depth += 1
         if emit and el.tag in ("textarea", "input"):
             kind = el.input_type
@@ -682,7 +682,7 @@ class AxWalker:
                 shown_text = "•" * len(el.value) if kind == "password" else el.value
                 for line in shown_text.split("\n"):
                     if line:
-                        self._items.append([child_depth, "", "StaticText", line, "", {}, None, False])
+                        self._items.append((child_depth, "", "StaticText", line, "", None, None, False))
         if el.tag in ("textarea", "input"):
             return
         assert style is not None
@@ -690,12 +690,12 @@ class AxWalker:
                 style.get("display") == "list-item" and style.get("list-style-type") != "none":
             marker = self.marker_text(el, style.get("list-style-type", "disc"))
             if marker not in texts:
-                self._items.append([child_depth, "", "StaticText", marker, "", {}, None, False])
+                self._items.append((child_depth, "", "StaticText", marker, "", None, None, False))
         elif emit and role == "listitem" and visibility == "all" and style.get("display") == "list-item" and \
                 style.get("list-style-type") != "none":
-            self._items.append([child_depth, "", "ListMarker", self.marker_text(el, style.get("list-style-type",
+            self._items.append((child_depth, "", "ListMarker", self.marker_text(el, style.get("list-style-type",
                                                                                              "disc")) + " ",
-                             "", {}, None, False])
+                             "", None, None, False))
         children: list[Node] = el.children
         if el.tag == "table":
             caption = [c for c in el.element_children if c.tag == "caption"][:1]
@@ -706,7 +706,7 @@ class AxWalker:
         elif el.tag == "details":
             summary = next((c for c in el.element_children if c.tag == "summary"), None)
             if summary is None and emit:
-                self._items.append([child_depth, "", "DisclosureTriangle", "Details", "", {}, None, False])
+                self._items.append((child_depth, "", "DisclosureTriangle", "Details", "", None, None, False))
             if "open" not in el.attrs:
                 children = [summary] if summary is not None else []
         if not emit:
@@ -714,11 +714,11 @@ class AxWalker:
         for child in children:
             self.visit(child, child_depth, texts, visibility != "all" or folded)
 
-    def walk(self) -> list[list[Any]]:
+    def walk(self) -> list[tuple[Any, ...]]:
         """The records of the whole document (with a memo, boxes are left out of the records: they come from the
         layout when the text is printed)."""
         root_props: dict[str, Any] = {"focused": True, "url": self.facts.url}
-        self.out = [[0, "", "RootWebArea", self.doc.title, "", root_props, None, False]]
+        self.out = [(0, "", "RootWebArea", self.doc.title, "", root_props, None, False)]
         body = self.doc.body
         memo = self.memo
         if memo is None:

@@ -23,8 +23,13 @@ from personal_envs.browser.observation import ElementInfo
 from personal_envs.textmode.dom import Element, Node
 
 Box = tuple[float, float, float, float]
-#: One record of the walk: ``[depth, bid, role, name, value, props, bbox, interactive]``.
-Record = list[Any]
+#: One record of the walk: ``(depth, bid, role, name, value, props, bbox, interactive)``, ``props`` None when there
+#: are none.  Such a tuple of strings and numbers is one the garbage collector stops tracking (a dict inside keeps it
+#: tracked): the memos of the cached pages hold tens of thousands of text records, and each full collection would
+#: otherwise walk them all.
+Record = tuple[Any, ...]
+#: The dependencies of a fragment that reads nothing from elsewhere (one object shared by all such fragments).
+NO_DEPS: frozenset[int] = frozenset()
 
 
 class Fragment:
@@ -36,7 +41,7 @@ class Fragment:
         self.element = element
         self.context = context
         self.items: list[Record | Fragment] = []
-        self.deps: frozenset[int] = frozenset()
+        self.deps: frozenset[int] = NO_DEPS
         self.lookups = False
         self.count = 1
 

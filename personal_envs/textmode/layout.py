@@ -20,6 +20,7 @@ from pathlib import Path
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
+from personal_envs.textmode.layout_memo import LaidOutBlock, SubtreeMemo, subtree_memo
 
 Box = tuple[float, float, float, float]
 
@@ -157,6 +158,25 @@ class _Engine:
         self._edge_cache: dict[tuple[int, float], tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]] = {}
         #: Blocks whose top margin collapsed into their parent's (or an earlier sibling's) and is already counted.
         self._collapsed: set[int] = set()
+        #: The same blocks in the order they were added (what a laid-out block added, for the memo).
+        self._collapse_log: list[int] = []
+        #: Reuse of blocks laid out before (:meth:`reuse`): the memo and the numbering of the document.
+        self._memo: SubtreeMemo | None = None
+        self._elements: list[Element] = []
+        self._position: dict[int, int] = {}
+        self._end: dict[int, int] = {}
+        self._signature: dict[int, int] = {}
+        self._style_ids: dict[int, int] = {}
+        self._in_list: set[int] = set()
+
+    def reuse(self, root: Element, memo: SubtreeMemo) -> None:
+        """Reuse the boxes of blocks of ``root``'s subtree that ``memo`` saw laid out before, and keep the new
+        ones there."""
+        memo.trim()
+        self._memo = memo
+        numbering = memo.number(root, self.styles)
+        self._elements, self._position, self._end = numbering.elements, numbering.position, numbering.end
+        self._signature, self._style_ids, self._in_list = numbering.signature, numbering.style, numbering.in_list
 
     # ------------------------------------------------------------------------------------------ style reads
     def font(self, el: Element) -> tuple[FontMetrics, float, float]:
@@ -206,7 +226,16 @@ class _Engine:
         key = (id(el), width)
         cached = self._edge_cache.get(key)
         if cached is None:
-            cached = self._edge_cache[key] = self._compute_edges(el, width)
+            style_id = self._style_ids.get(id(el))
+            if style_id is None or self._memo is None:
+                cached = self._edge_cache[key] = self._compute_edges(el, width)
+                return cached
+            shared = (style_id, el.tag, self.font_size(el), width, id(el) in self._in_list)
+            memo_edges = self._memo.edges
+            cached = memo_edges.get(shared)
+            if cached is None:
+                cached = memo_edges[shared] = self._compute_edges(el, width)
+            self._edge_cache[key] = cached
         return cached
 
     def _compute_edges(self, el: Element, width: float
@@ -269,6 +298,21 @@ class _Engine:
         cached = self._max_content.get(id(el))
         if cached is not None:
             return cached
+        signature = self._signature.get(id(el))
+        if signature is None or self._memo is None:
+            return self._compute_max_content(el)
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        shared = (signature, self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+                  id(el) in self._in_list, self.viewport[0])
+        memo_widths = self._memo.max_content
+        width = memo_widths.get(shared)
+        if width is None:
+            width = memo_widths[shared] = self._compute_max_content(el)
+        self._max_content[id(el)] = width
+        return width
+
+    def _compute_max_content(self, el: Element) -> float:
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, self.viewport[0])
@@ -333,6 +377,54 @@ class _Engine:
     def block(self, el: Element, x: float, y: float, width: float, shrink: bool = False,
               container: Box | None = None) -> float:
         """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height."""
+        memo = self._memo
+        signature = self._signature.get(id(el)) if memo is not None else None
+        if memo is None or signature is None:
+            return self._block(el, x, y, width, shrink)
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        key = (signature, x, y, width, shrink, id(el) in self._collapsed,
+               self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+               self.display(parent) if inside else "", id(el) in self._in_list, self.viewport)  # type: ignore[arg-type]
+        base = self._position[id(el)]
+        found = memo.blocks.get(key)
+        if found is not None:
+            memo.hits += 1
+            elements = self._elements
+            again = [elements[base + offset] for offset in found.offsets]
+            self.layout.order.extend(again)
+            self.layout.boxes.update(zip(map(id, again), found.boxes, strict=True))
+            for offset, box in found.clips:
+                self.layout.clips[id(elements[base + offset])] = box
+            for offset in found.collapsed:
+                self._collapsed.add(id(elements[base + offset]))
+                self._collapse_log.append(id(elements[base + offset]))
+            return found.height
+        start, logged = len(self.layout.order), len(self._collapse_log)
+        height = self._block(el, x, y, width, shrink)
+        stop = self._end[id(el)]
+        offsets: list[int] = []
+        placed: list[Box] = []
+        clipped: list[tuple[int, Box]] = []
+        for element in self.layout.order[start:]:
+            position = self._position.get(id(element), -1)
+            if not base <= position < stop:
+                return height  # something outside the subtree moved: not kept
+            offsets.append(position - base)
+            placed.append(self.layout.boxes[id(element)])
+            clip = self.layout.clips.get(id(element))
+            if clip is not None:
+                clipped.append((position - base, clip))
+        collapsed = []
+        for key_id in self._collapse_log[logged:]:
+            position = self._position.get(key_id, -1)
+            if not base <= position < stop:
+                return height
+            collapsed.append(position - base)
+        memo.blocks[key] = LaidOutBlock(height, tuple(offsets), tuple(placed), tuple(clipped), tuple(collapsed))
+        return height
+
+    def _block(self, el: Element, x: float, y: float, width: float, shrink: bool) -> float:
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, width)
@@ -358,6 +450,7 @@ class _Engine:
             first = self._first_block_child(el)
             if first is not None:
                 self._collapsed.add(id(first))
+                self._collapse_log.append(id(first))
         inner_x = left + border[3] + padding[3]
         inner_y = y + top_margin + border[0] + padding[0]
         inner_width = max(0.0, own_width - border[1] - border[3] - padding[1] - padding[3])
@@ -812,12 +905,18 @@ def same_text_widths(document: Document, styles: StyleResolver, viewport: tuple[
 
 
 def layout_document(document: Document, styles: StyleResolver, viewport: tuple[int, int],
-                    root: Element | None = None) -> Layout:
-    """Boxes of every rendered element of ``document`` (or of ``root`` as the initial containing block)."""
+                    root: Element | None = None, *, memo: SubtreeMemo | None = None, reuse: bool = True) -> Layout:
+    """Boxes of every rendered element of ``document`` (or of ``root`` as the initial containing block).
+
+    With ``reuse`` (the default), blocks laid out before at the same place, with the same content and context, are
+    taken from ``memo`` (this thread's :func:`~personal_envs.textmode.layout_memo.subtree_memo` when None) with
+    the same boxes, and the new ones are kept there."""
     engine = _Engine(document, styles, viewport)
     html = root or document.html
     if html is None:
         return engine.layout
+    if reuse:
+        engine.reuse(html, memo if memo is not None else subtree_memo())
     height = engine.block(html, 0.0, 0.0, float(viewport[0]))
     engine.layout.height = max(height, float(viewport[1]))
     return engine.layout

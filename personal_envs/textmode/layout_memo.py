@@ -1,0 +1,155 @@
+"""Laid-out subtrees kept across pages, so that a new page reuses the boxes of the parts it shares with pages laid
+out before (the shops' header, navigation, sidebar, footer, product cards).
+
+A subtree is named by a *signature*: a small integer interned from everything of the subtree that
+:mod:`.layout` reads (tags, the attributes it reads, text, the computed style of every element, an option's
+selected state), built bottom-up so that equal subtrees of different documents get the same number.  A block's
+boxes are kept under its signature together with everything outside the subtree that the layout of the block
+reads: the position and width it is laid out at, shrink-to-fit, whether its top margin already collapsed, its
+parent's font size and display, whether a list encloses it, and the viewport.  Boxes are only ever reused at the
+very position they were computed at (never translated: float sums are not associative, and reuse must give the same
+floats), so a hit reproduces exactly what laying the subtree out again would give.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+
+from personal_envs.textmode.css import StyleResolver
+from personal_envs.textmode.dom import Element, Text
+
+Box = tuple[float, float, float, float]
+#: What a block's layout reads outside its subtree, with the subtree's signature first.
+Edges = tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+BlockKey = tuple[int, float, float, float, bool, bool, float, str, bool, tuple[int, int]]
+
+#: Attributes the layout reads, by tag (an image's size, an input's type, an option's label and disabled state;
+#: an option's selected state goes in too).
+_READ_ATTRS = {"img": ("width", "height"), "input": ("type",), "option": ("label", "disabled")}
+_LISTS = ("ul", "ol")
+#: Elements never laid out when not displayed (nothing reaches their content, except a select's option labels):
+#: named by tag alone, their descendants not numbered.
+_SKIPPED = frozenset({"head", "script", "style", "template", "noscript"})
+#: Interned signatures kept before the memo starts over (each holds one small tuple).
+_MAX_SIGNATURES = 200_000
+#: Laid-out blocks kept before the memo starts over.
+_MAX_BLOCKS = 20_000
+
+
+@dataclass(frozen=True)
+class LaidOutBlock:
+    """The outcome of laying out one block: its margin-box height, the elements it placed (by preorder offset
+    within the subtree, in the order placed) and their boxes, the clips, and the blocks whose top margin
+    collapsed."""
+
+    height: float
+    offsets: tuple[int, ...]
+    boxes: tuple[Box, ...]
+    clips: tuple[tuple[int, Box], ...]
+    collapsed: tuple[int, ...]
+
+
+@dataclass
+class Numbering:
+    """A document's elements in preorder, each element's position there and the end of its subtree (by ``id``),
+    its signature, the number of its computed style, and the elements that lie inside a list (``ul`` / ``ol``)."""
+
+    elements: list[Element] = field(default_factory=list)
+    position: dict[int, int] = field(default_factory=dict)
+    end: dict[int, int] = field(default_factory=dict)
+    signature: dict[int, int] = field(default_factory=dict)
+    style: dict[int, int] = field(default_factory=dict)
+    in_list: set[int] = field(default_factory=set)
+
+
+class SubtreeMemo:
+    """Signatures of subtrees and the laid-out blocks found under them (one per thread)."""
+
+    def __init__(self) -> None:
+        self._styles: dict[tuple[tuple[str, str], ...], int] = {}
+        self._signatures: dict[tuple[object, ...], int] = {}
+        self._texts: dict[str, int] = {}
+        self._counter = itertools.count(1)
+        self.blocks: dict[BlockKey, LaidOutBlock] = {}
+        #: Blocks taken from the memo so far.
+        self.hits = 0
+        #: Margins, paddings and borders by (style number, tag, font size, containing width, inside a list).
+        self.edges: dict[tuple[int, str, float, float, bool], Edges] = {}
+        #: Max-content widths by (signature, parent's font size, inside a list, viewport width).
+        self.max_content: dict[tuple[int, float, bool, int], float] = {}
+
+    def trim(self) -> None:
+        """Start over when the tables grew past their bounds (only between two layouts: a signature handed out
+        must keep its meaning while a document is laid out)."""
+        if len(self._signatures) + len(self._texts) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
+            self._styles.clear()
+            self._signatures.clear()
+            self._texts.clear()
+            self.blocks.clear()
+            self.edges.clear()
+            self.max_content.clear()
+
+    def number(self, root: Element, styles: StyleResolver) -> Numbering:
+        """Number ``root``'s subtree (see :class:`Numbering`)."""
+        numbering = Numbering()
+        elements, position, end = numbering.elements, numbering.position, numbering.end
+        signature, style_ids, in_list = numbering.signature, numbering.style, numbering.in_list
+        style_table, texts, signatures, counter = self._styles, self._texts, self._signatures, self._counter
+        style_of, display_of = styles.style, styles.display
+
+        def visit(element: Element, listed: bool, optional: bool) -> int:
+            key_id = id(element)
+            position[key_id] = len(elements)
+            elements.append(element)
+            tag = element.tag
+            if listed:
+                in_list.add(key_id)
+            if tag in _SKIPPED and not optional and display_of(element) == "none":
+                end[key_id] = len(elements)
+                key: tuple[object, ...] = (tag, "none")
+            else:
+                inner = listed or tag in _LISTS
+                within = optional or tag == "select"  # an option's label is all of its text
+                parts: list[int] = []
+                for child in element.children:
+                    if child.__class__ is Text:
+                        data = child.data
+                        found = texts.get(data)
+                        if found is None:
+                            found = texts[data] = next(counter)
+                        parts.append(found)
+                    elif isinstance(child, Element):
+                        parts.append(visit(child, inner, within))
+                end[key_id] = len(elements)
+                items = tuple(style_of(element).items())
+                style = style_table.get(items)
+                if style is None:
+                    style = style_table[items] = next(counter)
+                style_ids[key_id] = style
+                if tag in _READ_ATTRS:
+                    attrs = element.attrs
+                    key = (tag, style, tuple(parts), tuple(attrs.get(name) for name in _READ_ATTRS[tag]),
+                           element.selected)
+                else:
+                    key = (tag, style, tuple(parts))
+            found = signatures.get(key)
+            if found is None:
+                found = signatures[key] = next(counter)
+            signature[key_id] = found
+            return found
+
+        visit(root, False, False)
+        return numbering
+
+
+_LOCAL = threading.local()
+
+
+def subtree_memo() -> SubtreeMemo:
+    """This thread's memo (layouts of different threads never share one)."""
+    memo: SubtreeMemo | None = getattr(_LOCAL, "memo", None)
+    if memo is None:
+        memo = _LOCAL.memo = SubtreeMemo()
+    return memo

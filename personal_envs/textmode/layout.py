@@ -20,7 +20,7 @@ from pathlib import Path
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
-from personal_envs.textmode.layout_memo import LaidOutBlock, SubtreeMemo, subtree_memo
+from personal_envs.textmode.layout_memo import SubtreeMemo, subtree_memo
 
 Box = tuple[float, float, float, float]
 
@@ -391,15 +391,16 @@ class _Engine:
         if found is not None:
             memo.hits += 1
             elements = self._elements
-            again = [elements[base + offset] for offset in found.offsets]
+            found_height, found_offsets, found_boxes, found_clips, found_collapsed = found
+            again = [elements[base + offset] for offset in found_offsets]
             self.layout.order.extend(again)
-            self.layout.boxes.update(zip(map(id, again), found.boxes, strict=True))
-            for offset, box in found.clips:
+            self.layout.boxes.update(zip(map(id, again), found_boxes, strict=True))
+            for offset, box in found_clips:
                 self.layout.clips[id(elements[base + offset])] = box
-            for offset in found.collapsed:
+            for offset in found_collapsed:
                 self._collapsed.add(id(elements[base + offset]))
                 self._collapse_log.append(id(elements[base + offset]))
-            return found.height
+            return found_height
         start, logged = len(self.layout.order), len(self._collapse_log)
         height = self._block(el, x, y, width, shrink)
         stop = self._end[id(el)]
@@ -421,7 +422,7 @@ class _Engine:
             if not base <= position < stop:
                 return height
             collapsed.append(position - base)
-        memo.blocks[key] = LaidOutBlock(height, tuple(offsets), tuple(placed), tuple(clipped), tuple(collapsed))
+        memo.blocks[key] = (height, tuple(offsets), tuple(placed), tuple(clipped), tuple(collapsed))
         return height
 
     def _block(self, el: Element, x: float, y: float, width: float, shrink: bool) -> float:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
 
 from personal_envs.textmode.css import StyleResolver
 from personal_envs.textmode.dom import Element, Text
@@ -38,40 +37,84 @@ _MAX_SIGNATURES = 200_000
 _MAX_BLOCKS = 20_000
 
 
-@dataclass(frozen=True)
-class LaidOutBlock:
-    """The outcome of laying out one block: its margin-box height, the elements it placed (by preorder offset
-    within the subtree, in the order placed) and their boxes, the clips, and the blocks whose top margin
-    collapsed."""
-
-    height: float
-    offsets: tuple[int, ...]
-    boxes: tuple[Box, ...]
-    clips: tuple[tuple[int, Box], ...]
-    collapsed: tuple[int, ...]
+#: The outcome of laying out one block: its margin-box height, the elements it placed (by preorder offset within
+#: the subtree, in the order placed), their boxes, the clips (offset, box), and the blocks whose top margin collapsed
+#: (offsets).  A plain tuple of numbers, so that the garbage collector stops tracking it.
+LaidOutBlock = tuple[float, tuple[int, ...], tuple[Box, ...], tuple[tuple[int, Box], ...], tuple[int, ...]]
 
 
-@dataclass
 class Numbering:
     """A document's elements in preorder, each element's position there and the end of its subtree (by ``id``),
     its signature, the number of its computed style, and the elements that lie inside a list (``ul`` / ``ol``)."""
 
-    elements: list[Element] = field(default_factory=list)
-    position: dict[int, int] = field(default_factory=dict)
-    end: dict[int, int] = field(default_factory=dict)
-    signature: dict[int, int] = field(default_factory=dict)
-    style: dict[int, int] = field(default_factory=dict)
-    in_list: set[int] = field(default_factory=set)
+    def __init__(self, memo: SubtreeMemo, styles: StyleResolver, root: Element) -> None:
+        self.elements: list[Element] = []
+        self.position: dict[int, int] = {}
+        self.end: dict[int, int] = {}
+        self.signature: dict[int, int] = {}
+        self.style: dict[int, int] = {}
+        self.in_list: set[int] = set()
+        self._memo = memo
+        self._styles = styles
+        self._visit(root, False, False)
+        del self._memo, self._styles
+
+    def _visit(self, element: Element, listed: bool, optional: bool) -> int:
+        """Number ``element`` and its subtree; returns its signature."""
+        memo = self._memo
+        key_id = id(element)
+        elements = self.elements
+        self.position[key_id] = len(elements)
+        elements.append(element)
+        tag = element.tag
+        if listed:
+            self.in_list.add(key_id)
+        if tag in _SKIPPED and not optional and self._styles.display(element) == "none":
+            self.end[key_id] = len(elements)
+            key: tuple[object, ...] = (tag, "none")
+        else:
+            inner = listed or tag in _LISTS
+            within = optional or tag == "select"  # an option's label is all of its text
+            parts: list[int] = []
+            texts = memo.texts
+            for child in element.children:
+                if child.__class__ is Text:
+                    data = child.data
+                    found = texts.get(data)
+                    if found is None:
+                        found = texts[data] = next(memo.counter)
+                    parts.append(found)
+                elif isinstance(child, Element):
+                    parts.append(self._visit(child, inner, within))
+            self.end[key_id] = len(elements)
+            items = tuple(self._styles.style(element).items())
+            style = memo.styles.get(items)
+            if style is None:
+                style = memo.styles[items] = next(memo.counter)
+            self.style[key_id] = style
+            if tag in _READ_ATTRS:
+                attrs = element.attrs
+                key = (tag, style, tuple(parts), tuple(attrs.get(name) for name in _READ_ATTRS[tag]),
+                       element.selected)
+            else:
+                key = (tag, style, tuple(parts))
+        signatures = memo.signatures
+        found = signatures.get(key)
+        if found is None:
+            found = signatures[key] = next(memo.counter)
+        self.signature[key_id] = found
+        return found
 
 
 class SubtreeMemo:
     """Signatures of subtrees and the laid-out blocks found under them (one per thread)."""
 
     def __init__(self) -> None:
-        self._styles: dict[tuple[tuple[str, str], ...], int] = {}
-        self._signatures: dict[tuple[object, ...], int] = {}
-        self._texts: dict[str, int] = {}
-        self._counter = itertools.count(1)
+        #: Numbers of computed styles, of subtrees and of texts (one counter for all three).
+        self.styles: dict[tuple[tuple[str, str], ...], int] = {}
+        self.signatures: dict[tuple[object, ...], int] = {}
+        self.texts: dict[str, int] = {}
+        self.counter = itertools.count(1)
         self.blocks: dict[BlockKey, LaidOutBlock] = {}
         #: Blocks taken from the memo so far.
         self.hits = 0
@@ -83,65 +126,17 @@ class SubtreeMemo:
     def trim(self) -> None:
         """Start over when the tables grew past their bounds (only between two layouts: a signature handed out
         must keep its meaning while a document is laid out)."""
-        if len(self._signatures) + len(self._texts) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
-            self._styles.clear()
-            self._signatures.clear()
-            self._texts.clear()
+        if len(self.signatures) + len(self.texts) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
+            self.styles.clear()
+            self.signatures.clear()
+            self.texts.clear()
             self.blocks.clear()
             self.edges.clear()
             self.max_content.clear()
 
     def number(self, root: Element, styles: StyleResolver) -> Numbering:
         """Number ``root``'s subtree (see :class:`Numbering`)."""
-        numbering = Numbering()
-        elements, position, end = numbering.elements, numbering.position, numbering.end
-        signature, style_ids, in_list = numbering.signature, numbering.style, numbering.in_list
-        style_table, texts, signatures, counter = self._styles, self._texts, self._signatures, self._counter
-        style_of, display_of = styles.style, styles.display
-
-        def visit(element: Element, listed: bool, optional: bool) -> int:
-            key_id = id(element)
-            position[key_id] = len(elements)
-            elements.append(element)
-            tag = element.tag
-            if listed:
-                in_list.add(key_id)
-            if tag in _SKIPPED and not optional and display_of(element) == "none":
-                end[key_id] = len(elements)
-                key: tuple[object, ...] = (tag, "none")
-            else:
-                inner = listed or tag in _LISTS
-                within = optional or tag == "select"  # an option's label is all of its text
-                parts: list[int] = []
-                for child in element.children:
-                    if child.__class__ is Text:
-                        data = child.data
-                        found = texts.get(data)
-                        if found is None:
-                            found = texts[data] = next(counter)
-                        parts.append(found)
-                    elif isinstance(child, Element):
-                        parts.append(visit(child, inner, within))
-                end[key_id] = len(elements)
-                items = tuple(style_of(element).items())
-                style = style_table.get(items)
-                if style is None:
-                    style = style_table[items] = next(counter)
-                style_ids[key_id] = style
-                if tag in _READ_ATTRS:
-                    attrs = element.attrs
-                    key = (tag, style, tuple(parts), tuple(attrs.get(name) for name in _READ_ATTRS[tag]),
-                           element.selected)
-                else:
-                    key = (tag, style, tuple(parts))
-            found = signatures.get(key)
-            if found is None:
-                found = signatures[key] = next(counter)
-            signature[key_id] = found
-            return found
-
-        visit(root, False, False)
-        return numbering
+        return Numbering(self, styles, root)
 
 
 _LOCAL = threading.local()

@@ -37,6 +37,8 @@ _ATOMIC_INLINE = frozenset({"inline-block", "inline-flex", "inline-grid", "inlin
 #: One piece of inline content: width, height, the inline elements it lies in, whether it is a breakable space, and
 #: the atomic inline element it is (None for text).
 _Atom = tuple[float, float, list[Element], bool, Element | None]
+#: Text widths a font keeps before it starts over.
+_MAX_MEASURED = 100_000
 _REPLACED = frozenset({"img", "input", "select", "textarea", "button", "svg", "canvas", "video", "iframe", "meter",
                        "progress"})
 
@@ -48,11 +50,19 @@ class FontMetrics:
     widths: dict[int, float]
     default: float
     line_height: float
+    #: Widths measured before, by (text, size): the words of a site's pages come back again and again.
+    measured: dict[tuple[str, float], float] = field(default_factory=dict, compare=False, repr=False)
 
     def measure(self, text: str, size: float) -> float:
         """Width of ``text`` at ``size`` pixels."""
-        widths, default = self.widths, self.default
-        return sum(widths.get(ord(ch), default) for ch in text) * size
+        key = (text, size)
+        found = self.measured.get(key)
+        if found is None:
+            if len(self.measured) > _MAX_MEASURED:
+                self.measured.clear()
+            widths, default = self.widths, self.default
+            found = self.measured[key] = sum(widths.get(ord(ch), default) for ch in text) * size
+        return found
 
 
 @lru_cache(maxsize=16)
@@ -160,6 +170,10 @@ class _Engine:
         self._collapsed: set[int] = set()
         #: The same blocks in the order they were added (what a laid-out block added, for the memo).
         self._collapse_log: list[int] = []
+        self._through: dict[tuple[int, float], float] = {}
+        self._flow_children: dict[int, list[Node]] = {}
+        #: Elements given a clip, in order (what a laid-out block clipped, for the memo).
+        self._clip_log: list[int] = []
         #: Reuse of blocks laid out before (:meth:`reuse`): the memo and the numbering of the document.
         self._memo: SubtreeMemo | None = None
         self._elements: list[Element] = []
@@ -397,32 +411,27 @@ class _Engine:
             self.layout.boxes.update(zip(map(id, again), found_boxes, strict=True))
             for offset, box in found_clips:
                 self.layout.clips[id(elements[base + offset])] = box
+                self._clip_log.append(id(elements[base + offset]))
             for offset in found_collapsed:
                 self._collapsed.add(id(elements[base + offset]))
                 self._collapse_log.append(id(elements[base + offset]))
             return found_height
-        start, logged = len(self.layout.order), len(self._collapse_log)
+        start, logged, clipped_from = len(self.layout.order), len(self._collapse_log), len(self._clip_log)
         height = self._block(el, x, y, width, shrink)
         stop = self._end[id(el)]
-        offsets: list[int] = []
-        placed: list[Box] = []
-        clipped: list[tuple[int, Box]] = []
-        for element in self.layout.order[start:]:
-            position = self._position.get(id(element), -1)
-            if not base <= position < stop:
-                return height  # something outside the subtree moved: not kept
-            offsets.append(position - base)
-            placed.append(self.layout.boxes[id(element)])
-            clip = self.layout.clips.get(id(element))
-            if clip is not None:
-                clipped.append((position - base, clip))
-        collapsed = []
-        for key_id in self._collapse_log[logged:]:
-            position = self._position.get(key_id, -1)
-            if not base <= position < stop:
-                return height
-            collapsed.append(position - base)
-        memo.blocks[key] = (height, tuple(offsets), tuple(placed), tuple(clipped), tuple(collapsed))
+        position_of = self._position.get
+        placed = [id(element) for element in self.layout.order[start:]]
+        positions = [position_of(key_id, -1) for key_id in placed]
+        collapsed = [position_of(key_id, -1) for key_id in self._collapse_log[logged:]]
+        if (positions and (min(positions) < base or max(positions) >= stop)) or \
+                (collapsed and (min(collapsed) < base or max(collapsed) >= stop)):
+            return height  # something outside the subtree was placed: not kept
+        clips = self.layout.clips
+        clipped = tuple((position_of(key_id, -1) - base, clips[key_id]) for key_id in self._clip_log[clipped_from:]
+                        if key_id in clips)
+        memo.blocks[key] = (height, tuple(position - base for position in positions),
+                            tuple(map(self.layout.boxes.__getitem__, placed)), clipped,
+                            tuple(position - base for position in collapsed))
         return height
 
     def _block(self, el: Element, x: float, y: float, width: float, shrink: bool) -> float:
@@ -471,6 +480,7 @@ class _Engine:
         if style.get("overflow", style.get("overflow-y", "visible")) in ("hidden", "auto", "scroll") or \
                 style.get("overflow-y") in ("hidden", "auto", "scroll"):
             self.layout.clips[id(el)] = (left, box_top, own_width, height)
+            self._clip_log.append(id(el))
         self._absolutes(el, (left, box_top, own_width, height))
         return height + top_margin + margin[2]
 
@@ -489,6 +499,13 @@ class _Engine:
 
     def _top_through(self, el: Element, width: float) -> float:
         """The top margin of ``el``'s first block child that collapses through ``el``'s top edge (0 if none)."""
+        key = (id(el), width)
+        found = self._through.get(key)
+        if found is None:
+            found = self._through[key] = self._compute_top_through(el, width)
+        return found
+
+    def _compute_top_through(self, el: Element, width: float) -> float:
         if self.display(el) not in ("block", "list-item") or el.tag in ("input", "select", "textarea", "button",
                                                                         "img", "fieldset", "html"):
             return 0.0
@@ -531,6 +548,13 @@ class _Engine:
         return self.flow(el, x, y, width)
 
     def _in_flow(self, el: Element) -> list[Node]:
+        """The children of ``el`` in its flow (no head content, nothing undisplayed or out of flow)."""
+        found = self._flow_children.get(id(el))
+        if found is None:
+            found = self._flow_children[id(el)] = self._compute_in_flow(el)
+        return found
+
+    def _compute_in_flow(self, el: Element) -> list[Node]:
         out: list[Node] = []
         for child in el.children:
             if isinstance(child, Element):

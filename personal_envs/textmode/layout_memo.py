@@ -61,7 +61,6 @@ class Numbering:
 
     def _visit(self, element: Element, listed: bool, optional: bool) -> int:
         """Number ``element`` and its subtree; returns its signature."""
-        memo = self._memo
         key_id = id(element)
         elements = self.elements
         self.position[key_id] = len(elements)
@@ -69,25 +68,23 @@ class Numbering:
         tag = element.tag
         if listed:
             self.in_list.add(key_id)
-        if tag in _SKIPPED and not optional and self._styles.display(element) == "none":
+        styles = self._styles
+        if tag in _SKIPPED and not optional and styles.display(element) == "none":
             self.end[key_id] = len(elements)
             key: tuple[object, ...] = (tag, "none")
         else:
             inner = listed or tag in _LISTS
             within = optional or tag == "select"  # an option's label is all of its text
-            parts: list[int] = []
-            texts = memo.texts
+            parts: list[object] = []  # texts as they are, elements by signature
             for child in element.children:
                 if child.__class__ is Text:
-                    data = child.data
-                    found = texts.get(data)
-                    if found is None:
-                        found = texts[data] = next(memo.counter)
-                    parts.append(found)
+                    parts.append(child.data)
                 elif isinstance(child, Element):
                     parts.append(self._visit(child, inner, within))
             self.end[key_id] = len(elements)
-            items = tuple(self._styles.style(element).items())
+            computed = element.style_cache if element.style_token == styles.token else styles.style(element)
+            items = tuple(computed.items())  # type: ignore[union-attr]
+            memo = self._memo
             style = memo.styles.get(items)
             if style is None:
                 style = memo.styles[items] = next(memo.counter)
@@ -98,10 +95,10 @@ class Numbering:
                        element.selected)
             else:
                 key = (tag, style, tuple(parts))
-        signatures = memo.signatures
+        signatures = self._memo.signatures
         found = signatures.get(key)
         if found is None:
-            found = signatures[key] = next(memo.counter)
+            found = signatures[key] = next(self._memo.counter)
         self.signature[key_id] = found
         return found
 
@@ -110,10 +107,9 @@ class SubtreeMemo:
     """Signatures of subtrees and the laid-out blocks found under them (one per thread)."""
 
     def __init__(self) -> None:
-        #: Numbers of computed styles, of subtrees and of texts (one counter for all three).
+        #: Numbers of computed styles and of subtrees (one counter for both).
         self.styles: dict[tuple[tuple[str, str], ...], int] = {}
         self.signatures: dict[tuple[object, ...], int] = {}
-        self.texts: dict[str, int] = {}
         self.counter = itertools.count(1)
         self.blocks: dict[BlockKey, LaidOutBlock] = {}
         #: Blocks taken from the memo so far.
@@ -126,10 +122,9 @@ class SubtreeMemo:
     def trim(self) -> None:
         """Start over when the tables grew past their bounds (only between two layouts: a signature handed out
         must keep its meaning while a document is laid out)."""
-        if len(self.signatures) + len(self.texts) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
+        if len(self.signatures) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
             self.styles.clear()
             self.signatures.clear()
-            self.texts.clear()
             self.blocks.clear()
             self.edges.clear()
             self.max_content.clear()

@@ -14,8 +14,10 @@ the parity walk counts (README, "Text mode").
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
@@ -405,10 +407,12 @@ class _Engine:
         if found is not None:
             memo.hits += 1
             elements = self._elements
-            found_height, found_offsets, found_boxes, found_clips, found_collapsed = found
+            found_height, found_offsets, found_coordinates, found_clips, found_collapsed = found
             again = [elements[base + offset] for offset in found_offsets]
             self.layout.order.extend(again)
-            self.layout.boxes.update(zip(map(id, again), found_boxes, strict=True))
+            numbers = iter(found_coordinates)
+            self.layout.boxes.update(zip(map(id, again), zip(numbers, numbers, numbers, numbers, strict=True),
+                                         strict=True))
             for offset, box in found_clips:
                 self.layout.clips[id(elements[base + offset])] = box
                 self._clip_log.append(id(elements[base + offset]))
@@ -429,9 +433,9 @@ class _Engine:
         clips = self.layout.clips
         clipped = tuple((position_of(key_id, -1) - base, clips[key_id]) for key_id in self._clip_log[clipped_from:]
                         if key_id in clips)
-        memo.blocks[key] = (height, tuple(position - base for position in positions),
-                            tuple(map(self.layout.boxes.__getitem__, placed)), clipped,
-                            tuple(position - base for position in collapsed))
+        memo.keep(key, (height, array("l", [position - base for position in positions]),
+                         array("d", chain.from_iterable(map(self.layout.boxes.__getitem__, placed))), clipped,
+                         tuple(position - base for position in collapsed)))
         return height
 
     def _block(self, el: Element, x: float, y: float, width: float, shrink: bool) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from array import array
 
 from personal_envs.textmode.css import StyleResolver
 from personal_envs.textmode.dom import Element, Text
@@ -33,14 +34,15 @@ _LISTS = ("ul", "ol")
 _SKIPPED = frozenset({"head", "script", "style", "template", "noscript"})
 #: Interned signatures kept before the memo starts over (each holds one small tuple).
 _MAX_SIGNATURES = 200_000
-#: Laid-out blocks kept before the memo starts over.
-_MAX_BLOCKS = 20_000
+#: Boxes of laid-out blocks kept before the memo starts over (about 40 bytes each).
+_MAX_BOXES = 400_000
 
 
 #: The outcome of laying out one block: its margin-box height, the elements it placed (by preorder offset within
-#: the subtree, in the order placed), their boxes, the clips (offset, box), and the blocks whose top margin collapsed
-#: (offsets).  A plain tuple of numbers, so that the garbage collector stops tracking it.
-LaidOutBlock = tuple[float, tuple[int, ...], tuple[Box, ...], tuple[tuple[int, Box], ...], tuple[int, ...]]
+#: the subtree, in the order placed), their boxes (four numbers each, flat), the clips (offset, box), and the blocks
+#: whose top margin collapsed (offsets).  Arrays and tuples of numbers only: compact, and not tracked by the garbage
+#: collector.
+LaidOutBlock = tuple[float, "array[int]", "array[float]", tuple[tuple[int, Box], ...], tuple[int, ...]]
 
 
 class Numbering:
@@ -114,6 +116,7 @@ class SubtreeMemo:
         self.blocks: dict[BlockKey, LaidOutBlock] = {}
         #: Blocks taken from the memo so far.
         self.hits = 0
+        self._boxes_kept = 0
         #: Margins, paddings and borders by (style number, tag, font size, containing width, inside a list).
         self.edges: dict[tuple[int, str, float, float, bool], Edges] = {}
         #: Max-content widths by (signature, parent's font size, inside a list, viewport width).
@@ -122,12 +125,19 @@ class SubtreeMemo:
     def trim(self) -> None:
         """Start over when the tables grew past their bounds (only between two layouts: a signature handed out
         must keep its meaning while a document is laid out)."""
-        if len(self.signatures) > _MAX_SIGNATURES or len(self.blocks) > _MAX_BLOCKS:
+        if len(self.signatures) > _MAX_SIGNATURES or self._boxes_kept > _MAX_BOXES or \
+                len(self.edges) + len(self.max_content) > _MAX_SIGNATURES:
+            self._boxes_kept = 0
             self.styles.clear()
             self.signatures.clear()
             self.blocks.clear()
             self.edges.clear()
             self.max_content.clear()
+
+    def keep(self, key: BlockKey, block: LaidOutBlock) -> None:
+        """Keep a laid-out block under its key."""
+        self.blocks[key] = block
+        self._boxes_kept += len(block[1])
 
     def number(self, root: Element, styles: StyleResolver) -> Numbering:
         """Number ``root``'s subtree (see :class:`Numbering`)."""

@@ -3,46 +3,14 @@ the memo warm from other pages, with a cold memo and with no reuse at all gives 
 
 from __future__ import annotations
 
-import gymnasium as gym
-import numpy as np
-
-import personal_envs  # noqa: F401 - registers the ids
+from benchmarks.layout_reuse import flat_boxes as _flat
+from benchmarks.layout_reuse import walk_pages as _walk_pages
 from personal_envs.textmode.css import StyleResolver
-from personal_envs.textmode.dom import Document, parse_html, serialize
-from personal_envs.textmode.layout import Layout, layout_document
+from personal_envs.textmode.dom import Document, parse_html
+from personal_envs.textmode.layout import layout_document
 from personal_envs.textmode.layout_memo import SubtreeMemo
-from personal_envs.textmode.parity import random_web_action
-from personal_envs.textmode.session import TextSession
 
 VIEWPORT = (1280, 720)
-
-
-def _flat(layout: Layout) -> tuple[object, ...]:
-    return ([(id(element), layout.boxes[id(element)]) for element in layout.order], layout.clips, layout.height,
-            len(layout.boxes))
-
-
-def _walk_pages(steps: int, seed: int) -> list[str]:
-    """The HTML of every distinct page a seeded random walk over the shipped shops shows."""
-    env = gym.make("WebMall-v0", data_dir="shipped", render="text")
-    pages: dict[str, None] = {}
-    try:
-        unwrapped = env.unwrapped
-        obs, _ = env.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(steps):
-            session = unwrapped.session
-            assert isinstance(session, TextSession)
-            page = session.page
-            if page is not None and page.document.html is not None:
-                pages[serialize(page.document)] = None
-            obs, _, terminated, truncated, _ = env.step(
-                random_web_action(obs["axtree"], list(unwrapped.origins.values())[:4], rng))
-            if terminated or truncated:
-                obs, _ = env.reset()
-    finally:
-        env.close()
-    return list(pages)
 
 
 def _fresh(markup: str) -> tuple[Document, StyleResolver]:

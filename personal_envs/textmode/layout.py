@@ -22,7 +22,7 @@ from pathlib import Path
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
-from personal_envs.textmode.layout_memo import SubtreeMemo, subtree_memo
+from personal_envs.textmode.layout_memo import BlockKey, LaidOutBlock, SubtreeMemo, subtree_memo
 
 Box = tuple[float, float, float, float]
 
@@ -392,53 +392,17 @@ class _Engine:
 
     def block(self, el: Element, x: float, y: float, width: float, shrink: bool = False,
               container: Box | None = None) -> float:
-        """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height."""
-        memo = self._memo
-        signature = self._signature.get(id(el)) if memo is not None else None
-        if memo is None or signature is None:
-            return self._block(el, x, y, width, shrink)
-        parent = el.parent
-        inside = isinstance(parent, Element) and not isinstance(parent, Document)
-        key = (signature, x, y, width, shrink, id(el) in self._collapsed,
-               self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
-               self.display(parent) if inside else "", id(el) in self._in_list, self.viewport)  # type: ignore[arg-type]
-        base = self._position[id(el)]
-        found = memo.blocks.get(key)
-        if found is not None:
-            memo.hits += 1
-            elements = self._elements
-            found_height, found_offsets, found_coordinates, found_clips, found_collapsed = found
-            again = [elements[base + offset] for offset in found_offsets]
-            self.layout.order.extend(again)
-            numbers = iter(found_coordinates)
-            self.layout.boxes.update(zip(map(id, again), zip(numbers, numbers, numbers, numbers, strict=True),
-                                         strict=True))
-            for offset, box in found_clips:
-                self.layout.clips[id(elements[base + offset])] = box
-                self._clip_log.append(id(elements[base + offset]))
-            for offset in found_collapsed:
-                self._collapsed.add(id(elements[base + offset]))
-                self._collapse_log.append(id(elements[base + offset]))
-            return found_height
-        start, logged, clipped_from = len(self.layout.order), len(self._collapse_log), len(self._clip_log)
-        height = self._block(el, x, y, width, shrink)
-        stop = self._end[id(el)]
-        position_of = self._position.get
-        placed = [id(element) for element in self.layout.order[start:]]
-        positions = [position_of(key_id, -1) for key_id in placed]
-        collapsed = [position_of(key_id, -1) for key_id in self._collapse_log[logged:]]
-        if (positions and (min(positions) < base or max(positions) >= stop)) or \
-                (collapsed and (min(collapsed) < base or max(collapsed) >= stop)):
-            return height  # something outside the subtree was placed: not kept
-        clips = self.layout.clips
-        clipped = tuple((position_of(key_id, -1) - base, clips[key_id]) for key_id in self._clip_log[clipped_from:]
-                        if key_id in clips)
-        memo.keep(key, (height, array("l", [position - base for position in positions]),
-                         array("d", chain.from_iterable(map(self.layout.boxes.__getitem__, placed))), clipped,
-                         tuple(position - base for position in collapsed)))
-        return height
+        """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height.
 
-    def _block(self, el: Element, x: float, y: float, width: float, shrink: bool) -> float:
+        A block laid out before with the same subtree, at the same place and in the same context comes from the
+        memo (:meth:`reuse`); a new one is kept there.  (The memo's work is done in helpers that return before the
+        layout recurses, so that a deep document nests no deeper than without it.)"""
+        key = self._memo_key(el, x, y, width, shrink) if self._memo is not None else None
+        if key is not None:
+            found = self._memo.blocks.get(key)  # type: ignore[union-attr]
+            if found is not None:
+                return self._replay(el, found)
+            marks = (len(self.layout.order), len(self._collapse_log), len(self._clip_log))
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, width)
@@ -486,7 +450,62 @@ class _Engine:
             self.layout.clips[id(el)] = (left, box_top, own_width, height)
             self._clip_log.append(id(el))
         self._absolutes(el, (left, box_top, own_width, height))
-        return height + top_margin + margin[2]
+        height = height + top_margin + margin[2]  # in this order: the same float as before
+        if key is not None:
+            self._keep(el, key, marks, height)
+        return height
+
+    def _memo_key(self, el: Element, x: float, y: float, width: float, shrink: bool) -> BlockKey | None:
+        """What the layout of block ``el`` depends on (None for an element the numbering does not know)."""
+        signature = self._signature.get(id(el))
+        if signature is None:
+            return None
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        return (signature, x, y, width, shrink, id(el) in self._collapsed,
+                self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+                self.display(parent) if inside else "", id(el) in self._in_list, self.viewport)  # type: ignore[arg-type]
+
+    def _replay(self, el: Element, found: LaidOutBlock) -> float:
+        """Place the boxes of a block taken from the memo; returns its margin-box height."""
+        assert self._memo is not None
+        self._memo.hits += 1
+        base = self._position[id(el)]
+        elements = self._elements
+        found_height, found_offsets, found_coordinates, found_clips, found_collapsed = found
+        again = [elements[base + offset] for offset in found_offsets]
+        self.layout.order.extend(again)
+        numbers = iter(found_coordinates)
+        self.layout.boxes.update(zip(map(id, again), zip(numbers, numbers, numbers, numbers, strict=True),
+                                     strict=True))
+        for offset, box in found_clips:
+            self.layout.clips[id(elements[base + offset])] = box
+            self._clip_log.append(id(elements[base + offset]))
+        for offset in found_collapsed:
+            self._collapsed.add(id(elements[base + offset]))
+            self._collapse_log.append(id(elements[base + offset]))
+        return found_height
+
+    def _keep(self, el: Element, key: BlockKey, marks: tuple[int, int, int], height: float) -> None:
+        """Keep what laying out block ``el`` placed (since ``marks``: lengths of the order, the collapse log and
+        the clip log before it) in the memo, unless it placed something outside its subtree."""
+        assert self._memo is not None
+        start, logged, clipped_from = marks
+        base, stop = self._position[id(el)], self._end[id(el)]
+        position_of = self._position.get
+        placed = [id(element) for element in self.layout.order[start:]]
+        positions = [position_of(key_id, -1) for key_id in placed]
+        collapsed = [position_of(key_id, -1) for key_id in self._collapse_log[logged:]]
+        if (positions and (min(positions) < base or max(positions) >= stop)) or \
+                (collapsed and (min(collapsed) < base or max(collapsed) >= stop)):
+            return
+        clips = self.layout.clips
+        clipped = tuple((position_of(key_id, -1) - base, clips[key_id]) for key_id in self._clip_log[clipped_from:]
+                        if key_id in clips)
+        self._memo.keep(key, (height, array("l", [position - base for position in positions]),
+                              array("d", chain.from_iterable(map(self.layout.boxes.__getitem__, placed))), clipped,
+                              tuple(position - base for position in collapsed)))
+
 
     def _first_block_child(self, el: Element) -> Element | None:
         """The first in-flow child when it is a block (no text or inline content before it)."""

@@ -55,3 +55,14 @@ def test_a_changed_subtree_is_not_taken_from_the_memo() -> None:
     assert _flat(layout_document(document, styles, VIEWPORT, memo=memo)) == \
         _flat(layout_document(document, styles, VIEWPORT, reuse=False))
     assert memo.hits > hits  # the same page again comes from the memo
+
+
+def test_the_memo_nests_no_deeper_than_the_layout() -> None:
+    # the layout recurses three frames a nesting level; the memo must add none (a document 280 deep laid out
+    # without reuse still fits Python's default recursion limit under pytest)
+    depth = 280
+    markup = "<html><body>" + "<div style='padding:1px'>" * depth + "deep" + "</div>" * depth + "</body></html>"
+    document, styles = _fresh(markup)
+    plain = _flat(layout_document(document, styles, VIEWPORT, reuse=False))
+    assert len(plain[0]) == depth + 2
+    assert _flat(layout_document(document, styles, VIEWPORT, memo=SubtreeMemo())) == plain

@@ -314,21 +314,12 @@ class _Engine:
         cached = self._max_content.get(id(el))
         if cached is not None:
             return cached
-        signature = self._signature.get(id(el))
-        if signature is None or self._memo is None:
-            return self._compute_max_content(el)
-        parent = el.parent
-        inside = isinstance(parent, Element) and not isinstance(parent, Document)
-        shared = (signature, self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
-                  id(el) in self._in_list, self.viewport[0])
-        memo_widths = self._memo.max_content
-        width = memo_widths.get(shared)
-        if width is None:
-            width = memo_widths[shared] = self._compute_max_content(el)
-        self._max_content[id(el)] = width
-        return width
-
-    def _compute_max_content(self, el: Element) -> float:
+        shared = self._width_key(el) if self._memo is not None else None
+        if shared is not None:
+            found = self._memo.max_content.get(shared)  # type: ignore[union-attr]
+            if found is not None:
+                self._max_content[id(el)] = found
+                return found
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, self.viewport[0])
@@ -341,7 +332,19 @@ class _Engine:
             inner = self._intrinsic_inner(el)
             width = inner + padding[1] + padding[3] + border[1] + border[3]
         self._max_content[id(el)] = width
+        if shared is not None:
+            self._memo.max_content[shared] = width  # type: ignore[union-attr]
         return width
+
+    def _width_key(self, el: Element) -> tuple[int, float, bool, int] | None:
+        """What the max-content width of ``el`` depends on (None for an element the numbering does not know)."""
+        signature = self._signature.get(id(el))
+        if signature is None:
+            return None
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        return (signature, self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+                id(el) in self._in_list, self.viewport[0])
 
     def _intrinsic_inner(self, el: Element) -> float:
         tag = el.tag
@@ -525,26 +528,27 @@ class _Engine:
         key = (id(el), width)
         found = self._through.get(key)
         if found is None:
-            found = self._through[key] = self._compute_top_through(el, width)
+            child = self._collapsing_child(el, width)
+            found = self._through[key] = self._collapsed_top(child, width) if child is not None else 0.0
         return found
 
-    def _compute_top_through(self, el: Element, width: float) -> float:
+    def _collapsing_child(self, el: Element, width: float) -> Element | None:
+        """``el``'s first block child when its top margin can collapse through ``el``'s top edge."""
         if self.display(el) not in ("block", "list-item") or el.tag in ("input", "select", "textarea", "button",
                                                                         "img", "fieldset", "html"):
-            return 0.0
+            return None
         style = self.styles.style(el)
         if style.get("overflow", "visible") != "visible" or style.get("overflow-y", "visible") != "visible" or \
                 style.get("float") is not None or style.get("position") in ("absolute", "fixed"):
-            return 0.0  # a new block formatting context keeps its children's margins inside
+            return None  # a new block formatting context keeps its children's margins inside
         parent = el.parent
         if isinstance(parent, Element) and not isinstance(parent, Document) and self.display(parent) in (
                 "flex", "inline-flex", "grid", "inline-grid"):
-            return 0.0  # so does a flex or grid item
+            return None  # so does a flex or grid item
         _, padding, border = self._edges(el, width)
         if padding[0] or border[0]:
-            return 0.0
-        child = self._first_block_child(el)
-        return self._collapsed_top(child, width) if child is not None else 0.0
+            return None
+        return self._first_block_child(el)
 
     def _collapsed_top(self, el: Element, width: float) -> float:
         """The top margin of ``el`` after collapsing with its first block child's."""

@@ -3,6 +3,8 @@ the memo warm from other pages, with a cold memo and with no reuse at all gives 
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.layout_reuse import flat_boxes as _flat
 from benchmarks.layout_reuse import walk_pages as _walk_pages
 from personal_envs.textmode.css import StyleResolver
@@ -57,12 +59,15 @@ def test_a_changed_subtree_is_not_taken_from_the_memo() -> None:
     assert memo.hits > hits  # the same page again comes from the memo
 
 
-def test_the_memo_nests_no_deeper_than_the_layout() -> None:
-    # the layout recurses three frames a nesting level; the memo must add none (a document 280 deep laid out
-    # without reuse still fits Python's default recursion limit under pytest)
-    depth = 280
-    markup = "<html><body>" + "<div style='padding:1px'>" * depth + "deep" + "</div>" * depth + "</body></html>"
+@pytest.mark.parametrize(("opening", "closing", "depth"), [
+    ("<div style='padding:1px'>", "</div>", 280),  # blocks: three frames a level
+    ("<div style='display:flex'><div>", "</div></div>", 140),  # flex items measured: max-content recursion too
+])
+def test_the_memo_nests_no_deeper_than_the_layout(opening: str, closing: str, depth: int) -> None:
+    # the memo's work must add no stack frame a nesting level: a document this deep, laid out without reuse,
+    # still fits Python's default recursion limit under pytest, and so must it with reuse
+    markup = "<html><body>" + opening * depth + "deep" + closing * depth + "</body></html>"
     document, styles = _fresh(markup)
     plain = _flat(layout_document(document, styles, VIEWPORT, reuse=False))
-    assert len(plain[0]) == depth + 2
+    assert len(plain[0]) == markup.count("<div") + 2
     assert _flat(layout_document(document, styles, VIEWPORT, memo=SubtreeMemo())) == plain

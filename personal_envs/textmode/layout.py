@@ -14,12 +14,15 @@ the parity walk counts (README, "Text mode").
 from __future__ import annotations
 
 import re
+from array import array
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
+from personal_envs.textmode.layout_memo import BlockKey, LaidOutBlock, SubtreeMemo, subtree_memo
 
 Box = tuple[float, float, float, float]
 
@@ -36,6 +39,8 @@ _ATOMIC_INLINE = frozenset({"inline-block", "inline-flex", "inline-grid", "inlin
 #: One piece of inline content: width, height, the inline elements it lies in, whether it is a breakable space, and
 #: the atomic inline element it is (None for text).
 _Atom = tuple[float, float, list[Element], bool, Element | None]
+#: Text widths a font keeps before it starts over.
+_MAX_MEASURED = 100_000
 _REPLACED = frozenset({"img", "input", "select", "textarea", "button", "svg", "canvas", "video", "iframe", "meter",
                        "progress"})
 
@@ -47,11 +52,19 @@ class FontMetrics:
     widths: dict[int, float]
     default: float
     line_height: float
+    #: Widths measured before, by (text, size): the words of a site's pages come back again and again.
+    measured: dict[tuple[str, float], float] = field(default_factory=dict, compare=False, repr=False)
 
     def measure(self, text: str, size: float) -> float:
         """Width of ``text`` at ``size`` pixels."""
-        widths, default = self.widths, self.default
-        return sum(widths.get(ord(ch), default) for ch in text) * size
+        key = (text, size)
+        found = self.measured.get(key)
+        if found is None:
+            if len(self.measured) > _MAX_MEASURED:
+                self.measured.clear()
+            widths, default = self.widths, self.default
+            found = self.measured[key] = sum(widths.get(ord(ch), default) for ch in text) * size
+        return found
 
 
 @lru_cache(maxsize=16)
@@ -157,6 +170,29 @@ class _Engine:
         self._edge_cache: dict[tuple[int, float], tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]] = {}
         #: Blocks whose top margin collapsed into their parent's (or an earlier sibling's) and is already counted.
         self._collapsed: set[int] = set()
+        #: The same blocks in the order they were added (what a laid-out block added, for the memo).
+        self._collapse_log: list[int] = []
+        self._through: dict[tuple[int, float], float] = {}
+        self._flow_children: dict[int, list[Node]] = {}
+        #: Elements given a clip, in order (what a laid-out block clipped, for the memo).
+        self._clip_log: list[int] = []
+        #: Reuse of blocks laid out before (:meth:`reuse`): the memo and the numbering of the document.
+        self._memo: SubtreeMemo | None = None
+        self._elements: list[Element] = []
+        self._position: dict[int, int] = {}
+        self._end: dict[int, int] = {}
+        self._signature: dict[int, int] = {}
+        self._style_ids: dict[int, int] = {}
+        self._in_list: set[int] = set()
+
+    def reuse(self, root: Element, memo: SubtreeMemo) -> None:
+        """Reuse the boxes of blocks of ``root``'s subtree that ``memo`` saw laid out before, and keep the new
+        ones there."""
+        memo.trim()
+        self._memo = memo
+        numbering = memo.number(root, self.styles)
+        self._elements, self._position, self._end = numbering.elements, numbering.position, numbering.end
+        self._signature, self._style_ids, self._in_list = numbering.signature, numbering.style, numbering.in_list
 
     # ------------------------------------------------------------------------------------------ style reads
     def font(self, el: Element) -> tuple[FontMetrics, float, float]:
@@ -206,7 +242,16 @@ class _Engine:
         key = (id(el), width)
         cached = self._edge_cache.get(key)
         if cached is None:
-            cached = self._edge_cache[key] = self._compute_edges(el, width)
+            style_id = self._style_ids.get(id(el))
+            if style_id is None or self._memo is None:
+                cached = self._edge_cache[key] = self._compute_edges(el, width)
+                return cached
+            shared = (style_id, el.tag, self.font_size(el), width, id(el) in self._in_list)
+            memo_edges = self._memo.edges
+            cached = memo_edges.get(shared)
+            if cached is None:
+                cached = memo_edges[shared] = self._compute_edges(el, width)
+            self._edge_cache[key] = cached
         return cached
 
     def _compute_edges(self, el: Element, width: float
@@ -269,6 +314,12 @@ class _Engine:
         cached = self._max_content.get(id(el))
         if cached is not None:
             return cached
+        shared = self._width_key(el) if self._memo is not None else None
+        if shared is not None:
+            found = self._memo.max_content.get(shared)  # type: ignore[union-attr]
+            if found is not None:
+                self._max_content[id(el)] = found
+                return found
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, self.viewport[0])
@@ -281,7 +332,19 @@ class _Engine:
             inner = self._intrinsic_inner(el)
             width = inner + padding[1] + padding[3] + border[1] + border[3]
         self._max_content[id(el)] = width
+        if shared is not None:
+            self._memo.max_content[shared] = width  # type: ignore[union-attr]
         return width
+
+    def _width_key(self, el: Element) -> tuple[int, float, bool, int] | None:
+        """What the max-content width of ``el`` depends on (None for an element the numbering does not know)."""
+        signature = self._signature.get(id(el))
+        if signature is None:
+            return None
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        return (signature, self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+                id(el) in self._in_list, self.viewport[0])
 
     def _intrinsic_inner(self, el: Element) -> float:
         tag = el.tag
@@ -332,7 +395,17 @@ class _Engine:
 
     def block(self, el: Element, x: float, y: float, width: float, shrink: bool = False,
               container: Box | None = None) -> float:
-        """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height."""
+        """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height.
+
+        A block laid out before with the same subtree, at the same place and in the same context comes from the
+        memo (:meth:`reuse`); a new one is kept there.  (The memo's work is done in helpers that return before the
+        layout recurses, so that a deep document nests no deeper than without it.)"""
+        key = self._memo_key(el, x, y, width, shrink) if self._memo is not None else None
+        if key is not None:
+            found = self._memo.blocks.get(key)  # type: ignore[union-attr]
+            if found is not None:
+                return self._replay(el, found)
+            marks = (len(self.layout.order), len(self._collapse_log), len(self._clip_log))
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, width)
@@ -358,6 +431,7 @@ class _Engine:
             first = self._first_block_child(el)
             if first is not None:
                 self._collapsed.add(id(first))
+                self._collapse_log.append(id(first))
         inner_x = left + border[3] + padding[3]
         inner_y = y + top_margin + border[0] + padding[0]
         inner_width = max(0.0, own_width - border[1] - border[3] - padding[1] - padding[3])
@@ -377,8 +451,64 @@ class _Engine:
         if style.get("overflow", style.get("overflow-y", "visible")) in ("hidden", "auto", "scroll") or \
                 style.get("overflow-y") in ("hidden", "auto", "scroll"):
             self.layout.clips[id(el)] = (left, box_top, own_width, height)
+            self._clip_log.append(id(el))
         self._absolutes(el, (left, box_top, own_width, height))
-        return height + top_margin + margin[2]
+        height = height + top_margin + margin[2]  # in this order: the same float as before
+        if key is not None:
+            self._keep(el, key, marks, height)
+        return height
+
+    def _memo_key(self, el: Element, x: float, y: float, width: float, shrink: bool) -> BlockKey | None:
+        """What the layout of block ``el`` depends on (None for an element the numbering does not know)."""
+        signature = self._signature.get(id(el))
+        if signature is None:
+            return None
+        parent = el.parent
+        inside = isinstance(parent, Element) and not isinstance(parent, Document)
+        return (signature, x, y, width, shrink, id(el) in self._collapsed,
+                self.font_size(parent) if inside else 16.0,  # type: ignore[arg-type]
+                self.display(parent) if inside else "", id(el) in self._in_list, self.viewport)  # type: ignore[arg-type]
+
+    def _replay(self, el: Element, found: LaidOutBlock) -> float:
+        """Place the boxes of a block taken from the memo; returns its margin-box height."""
+        assert self._memo is not None
+        self._memo.hits += 1
+        base = self._position[id(el)]
+        elements = self._elements
+        found_height, found_offsets, found_coordinates, found_clips, found_collapsed = found
+        again = [elements[base + offset] for offset in found_offsets]
+        self.layout.order.extend(again)
+        numbers = iter(found_coordinates)
+        self.layout.boxes.update(zip(map(id, again), zip(numbers, numbers, numbers, numbers, strict=True),
+                                     strict=True))
+        for offset, box in found_clips:
+            self.layout.clips[id(elements[base + offset])] = box
+            self._clip_log.append(id(elements[base + offset]))
+        for offset in found_collapsed:
+            self._collapsed.add(id(elements[base + offset]))
+            self._collapse_log.append(id(elements[base + offset]))
+        return found_height
+
+    def _keep(self, el: Element, key: BlockKey, marks: tuple[int, int, int], height: float) -> None:
+        """Keep what laying out block ``el`` placed (since ``marks``: lengths of the order, the collapse log and
+        the clip log before it) in the memo, unless it placed something outside its subtree."""
+        assert self._memo is not None
+        start, logged, clipped_from = marks
+        base, stop = self._position[id(el)], self._end[id(el)]
+        position_of = self._position.get
+        placed = [id(element) for element in self.layout.order[start:]]
+        positions = [position_of(key_id, -1) for key_id in placed]
+        collapsed = [position_of(key_id, -1) for key_id in self._collapse_log[logged:]]
+        if (positions and (min(positions) < base or max(positions) >= stop)) or \
+                (collapsed and (min(collapsed) < base or max(collapsed) >= stop)):
+            return
+        clips = self.layout.clips
+        clipped = tuple((position_of(key_id, -1) - base, clips[key_id]) for key_id in self._clip_log[clipped_from:]
+                        if key_id in clips)
+        self._memo.keep(key, (height, array("l", [position - base for position in positions]),
+                              array("d", chain.from_iterable(map(self.layout.boxes.__getitem__, placed))), clipped,
+                              tuple(position - base for position in collapsed)))
+
 
     def _first_block_child(self, el: Element) -> Element | None:
         """The first in-flow child when it is a block (no text or inline content before it)."""
@@ -395,22 +525,30 @@ class _Engine:
 
     def _top_through(self, el: Element, width: float) -> float:
         """The top margin of ``el``'s first block child that collapses through ``el``'s top edge (0 if none)."""
+        key = (id(el), width)
+        found = self._through.get(key)
+        if found is None:
+            child = self._collapsing_child(el, width)
+            found = self._through[key] = self._collapsed_top(child, width) if child is not None else 0.0
+        return found
+
+    def _collapsing_child(self, el: Element, width: float) -> Element | None:
+        """``el``'s first block child when its top margin can collapse through ``el``'s top edge."""
         if self.display(el) not in ("block", "list-item") or el.tag in ("input", "select", "textarea", "button",
                                                                         "img", "fieldset", "html"):
-            return 0.0
+            return None
         style = self.styles.style(el)
         if style.get("overflow", "visible") != "visible" or style.get("overflow-y", "visible") != "visible" or \
                 style.get("float") is not None or style.get("position") in ("absolute", "fixed"):
-            return 0.0  # a new block formatting context keeps its children's margins inside
+            return None  # a new block formatting context keeps its children's margins inside
         parent = el.parent
         if isinstance(parent, Element) and not isinstance(parent, Document) and self.display(parent) in (
                 "flex", "inline-flex", "grid", "inline-grid"):
-            return 0.0  # so does a flex or grid item
+            return None  # so does a flex or grid item
         _, padding, border = self._edges(el, width)
         if padding[0] or border[0]:
-            return 0.0
-        child = self._first_block_child(el)
-        return self._collapsed_top(child, width) if child is not None else 0.0
+            return None
+        return self._first_block_child(el)
 
     def _collapsed_top(self, el: Element, width: float) -> float:
         """The top margin of ``el`` after collapsing with its first block child's."""
@@ -437,6 +575,13 @@ class _Engine:
         return self.flow(el, x, y, width)
 
     def _in_flow(self, el: Element) -> list[Node]:
+        """The children of ``el`` in its flow (no head content, nothing undisplayed or out of flow)."""
+        found = self._flow_children.get(id(el))
+        if found is None:
+            found = self._flow_children[id(el)] = self._compute_in_flow(el)
+        return found
+
+    def _compute_in_flow(self, el: Element) -> list[Node]:
         out: list[Node] = []
         for child in el.children:
             if isinstance(child, Element):
@@ -812,12 +957,18 @@ def same_text_widths(document: Document, styles: StyleResolver, viewport: tuple[
 
 
 def layout_document(document: Document, styles: StyleResolver, viewport: tuple[int, int],
-                    root: Element | None = None) -> Layout:
-    """Boxes of every rendered element of ``document`` (or of ``root`` as the initial containing block)."""
+                    root: Element | None = None, *, memo: SubtreeMemo | None = None, reuse: bool = True) -> Layout:
+    """Boxes of every rendered element of ``document`` (or of ``root`` as the initial containing block).
+
+    With ``reuse`` (the default), blocks laid out before at the same place, with the same content and context, are
+    taken from ``memo`` (this thread's :func:`~personal_envs.textmode.layout_memo.subtree_memo` when None) with
+    the same boxes, and the new ones are kept there."""
     engine = _Engine(document, styles, viewport)
     html = root or document.html
     if html is None:
         return engine.layout
+    if reuse:
+        engine.reuse(html, memo if memo is not None else subtree_memo())
     height = engine.block(html, 0.0, 0.0, float(viewport[0]))
     engine.layout.height = max(height, float(viewport[1]))
     return engine.layout

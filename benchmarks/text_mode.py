@@ -21,10 +21,13 @@ other processes, so its CPU figure would not count the browser).  Then the text 
 (``gym.make_vec(..., vectorization_mode="async")``, env-steps/s of the random workload, timed after
 ``--vector-warmup`` untimed vector steps): per wall second, and per CPU-second of the workers and the main process
 together.  On a shared machine the wall figure follows the load; the CPU figure staying level from 1 to 4 envs says
-that nothing is serialised, so the throughput grows with the free cores.
+that nothing is serialised, so the throughput grows with the free cores.  ``--processes N`` also runs N processes
+that each step their own env at their own pace (no lockstep) and sums their rates: a vector step waits for its
+slowest env, and a step that loads a new page costs ten times one that does not.
 
     python benchmarks/text_mode.py                      # every id, 300 steps and 20 resets per mode
     python benchmarks/text_mode.py --ids WebMall-v0 --steps 1000 --resets 50 --vector 1 4
+    python benchmarks/text_mode.py --ids WebMall-v0 --modes text --steps 2000 --vector 1 2 --processes 1 2
     python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
 """
 
@@ -236,6 +239,27 @@ def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, s
         vec.close()
 
 
+def _independent_walk(job: tuple[str, dict[str, Any], int, int, int]) -> float:
+    """One process's own env on the random workload (after ``warmup`` untimed steps): env-steps per wall second."""
+    env_id, kwargs, steps, seed, warmup = job
+    env = gym.make(env_id, render="text", **kwargs)
+    try:
+        run_random(env, warmup, seed + 1000)
+        return run_random(env, steps, seed).rates()[0]
+    finally:
+        env.close()
+
+
+def run_processes(env_id: str, kwargs: dict[str, Any], count: int, steps: int, seed: int, warmup: int) -> float:
+    """Env-steps per wall second of ``count`` processes each stepping its own text-mode env at its own pace (no
+    lockstep: what the envs give when nothing waits for the slowest of them), summed."""
+    import multiprocessing
+
+    jobs = [(env_id, kwargs, steps, seed + index, warmup) for index in range(count)]
+    with multiprocessing.get_context("spawn").Pool(count) as pool:
+        return float(sum(pool.map(_independent_walk, jobs)))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ids", nargs="*", default=list(TEXT_IDS), choices=list(TEXT_IDS))
@@ -243,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--resets", type=int, default=20)
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 4])
+    parser.add_argument("--processes", type=int, nargs="*", default=[],
+                        help="also run N independent processes, each with its own env, and sum their rates")
     parser.add_argument("--vector-warmup", type=int, default=100,
                         help="untimed vector steps before the timed ones (each worker starts with empty caches)")
     parser.add_argument("--seed", type=int, default=0)
@@ -277,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
                 cpu = f"{rate.cpu:>12.1f}" if rate.cpu is not None else f"{'-':>12}"
                 print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate.wall:>12.1f} {cpu} env-steps/s "
                       "(async vector; cpu: workers and main process)", flush=True)
+            for count in args.processes:
+                total = run_processes(env_id, kwargs, count, args.steps, args.seed, args.vector_warmup)
+                print(f"{env_id:<34} text p{count:<2} {'random':<8} {total:>12.1f} {'-':>12} env-steps/s "
+                      "(independent processes, summed wall rates)", flush=True)
     return 0
 
 

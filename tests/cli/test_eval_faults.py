@@ -13,6 +13,7 @@ from pathlib import Path
 
 from personal_envs.browser.process import process_alive
 from personal_envs.cli import main
+from personal_envs.core.embedding_service import EmbeddingClient, ServiceError
 from tests.browser.test_release import _descendants
 
 
@@ -21,6 +22,17 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+def _listening_service(pids: list[int]) -> bool:
+    """Whether the service on the user's socket answers and is one of ``pids`` (the test's connection closes)."""
+    client = EmbeddingClient(start=False)
+    try:
+        return int(client.ping().get("pid", -1)) in pids
+    except ServiceError:
+        return False
+    finally:
+        client.close()
+
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -72,10 +84,17 @@ def test_workers_exit_within_ten_seconds_of_the_parent_being_killed(tmp_path: Pa
             if (tmp_path / "r.jsonl").exists() and len((tmp_path / "r.jsonl").read_text().splitlines()) >= 4:
                 break
             time.sleep(0.5)
-        started = _descendants(parent.pid)
         # the shared MiniLM service a worker started is no worker: it serves every process of the user and stops
-        # by itself once no client has been connected for its idle time (20 s)
-        services = [pid for pid in started if "personal_envs.core.embedding_service" in _cmdline(pid)]
+        # by itself once no client has been connected for its idle time (20 s). A worker may start it after the
+        # first episodes (they need no embedding); wait until it listens, so its idle clock is what is measured
+        # below and not also the time it takes to load the model
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            started = _descendants(parent.pid)
+            services = [pid for pid in started if "personal_envs.core.embedding_service" in _cmdline(pid)]
+            if not services or _listening_service(services):
+                break
+            time.sleep(0.5)
         workers = [pid for pid in started if pid not in services]
         assert len(workers) >= 2
         os.kill(parent.pid, signal.SIGKILL)

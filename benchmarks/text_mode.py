@@ -239,6 +239,31 @@ def run_vector(env_id: str, kwargs: dict[str, Any], num_envs: int, steps: int, s
         vec.close()
 
 
+def run_pool(env_id: str, kwargs: dict[str, Any], num_envs: int, batch_size: int, steps: int, seed: int,
+             warmup: int = 0) -> float:
+    """An :class:`~personal_envs.vector.EnvPool` of ``num_envs`` text-mode envs answering ``batch_size`` at a
+    time, on the random workload: env-steps per wall second of the whole loop, the random policy's time in the
+    main process included (the workers go on stepping meanwhile; ``N:N`` is the lockstep on the same footing), after
+    ``warmup`` untimed env-steps per env."""
+    from personal_envs.vector import EnvPool
+
+    with EnvPool.make(env_id, num_envs, batch_size, render="text", **kwargs) as pool:
+        probe = gym.make(env_id, render="text", **kwargs)
+        actors = [random_actor(probe, seed + i) for i in range(num_envs)]
+        probe.close()
+        pool.async_reset(seed=seed)
+        done, timed_from, started = 0, -1, 0.0
+        while timed_from < 0 or done - timed_from < steps * num_envs:
+            if timed_from < 0 and done >= warmup * num_envs:
+                timed_from, started = done, time.perf_counter()
+            obs, *_, env_ids = pool.recv()
+            actions = [actors[env_id]({key: value[row] for key, value in obs.items()})
+                       for row, env_id in enumerate(env_ids.tolist())]
+            pool.send(actions, env_ids)
+            done += len(env_ids)
+        return (done - timed_from) / (time.perf_counter() - started)
+
+
 def _independent_walk(job: tuple[str, dict[str, Any], int, int, int]) -> float:
     """One process's own env on the random workload (after ``warmup`` untimed steps): env-steps per wall second."""
     env_id, kwargs, steps, seed, warmup = job
@@ -269,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 4])
     parser.add_argument("--processes", type=int, nargs="*", default=[],
                         help="also run N independent processes, each with its own env, and sum their rates")
+    parser.add_argument("--pool", nargs="*", default=[], metavar="N:B",
+                        help="also run an EnvPool of N envs answering B at a time (personal_envs.vector)")
     parser.add_argument("--vector-warmup", type=int, default=100,
                         help="untimed vector steps before the timed ones (each worker starts with empty caches)")
     parser.add_argument("--seed", type=int, default=0)
@@ -303,6 +330,11 @@ def main(argv: list[str] | None = None) -> int:
                 cpu = f"{rate.cpu:>12.1f}" if rate.cpu is not None else f"{'-':>12}"
                 print(f"{env_id:<34} text x{num_envs:<2} {'random':<8} {rate.wall:>12.1f} {cpu} env-steps/s "
                       "(async vector; cpu: workers and main process)", flush=True)
+            for spec in args.pool:
+                num_envs, batch_size = (int(part) for part in spec.split(":"))
+                pool_rate = run_pool(env_id, kwargs, num_envs, batch_size, args.steps, args.seed, args.vector_warmup)
+                print(f"{env_id:<34} text {spec:<3} {'random':<8} {pool_rate:>12.1f} {'-':>12} env-steps/s "
+                      "(EnvPool N:B, wall of the loop, policy included)", flush=True)
             for count in args.processes:
                 total = run_processes(env_id, kwargs, count, args.steps, args.seed, args.vector_warmup)
                 print(f"{env_id:<34} text p{count:<2} {'random':<8} {total:>12.1f} {'-':>12} env-steps/s "

@@ -50,3 +50,11 @@ def test_the_vector_snippet_runs_as_a_script_and_needs_its_guard(tmp_path: Path)
     unguarded = code.split("if __name__", 1)[0] + "\n".join(line[4:] for line in body.splitlines()) + "\n"
     failed = run_script(unguarded, tmp_path)
     assert failed.returncode != 0 and "bootstrapping phase" in failed.stderr
+
+
+def test_the_pool_snippet_runs_and_every_env_answers(tmp_path: Path) -> None:
+    done = run_script(snippet("pool"), tmp_path)  # an env left waiting for ever would time this out
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers, url = done.stdout.split("] ")
+    assert min(int(count) for count in answers.strip("[").split(",")) == 3
+    assert url.strip() == "http://solution.webmall.localhost/"

@@ -383,6 +383,11 @@ class Document(Element):
         self._index_generation = -1
         #: The :attr:`generation` at which :func:`stamp_bids` last gave every element a bid.
         self.stamped_generation = -1
+        #: Where each text run that one text token of the parsed markup started sits (the token's offset), kept
+        #: until :func:`markup_text_changes` first reads it; None when :class:`HTMLParser` built the tree.
+        self.text_spans: dict[int, Text] | None = None
+        #: The same runs by the index of their piece of the markup cut at its tags (see :func:`markup_text_changes`).
+        self.text_pieces: dict[int, Text] | None = None
 
     # ------------------------------------------------------------------------------------------ changes
     def note(self, node: Node, *, layout: bool, style: bool, undo: Callable[[], None] | None = None) -> None:
@@ -580,12 +585,16 @@ class _Builder(HTMLParser):
                 return
 
     def handle_data(self, data: str) -> None:
+        self.add_text(data)
+
+    def add_text(self, data: str) -> Text | None:
+        """Add text where the parser is; the run it starts, or None when it joined the run before or was dropped."""
         if not data:
-            return
+            return None
         parent = self.stack[-1]
         if parent is self.document:
             if not data.strip():
-                return
+                return None
             self._ensure_html()
             parent = self.stack[-1]
         if parent.tag == "textarea" and not parent.children and data.startswith("\n"):
@@ -593,8 +602,10 @@ class _Builder(HTMLParser):
         last = parent.children[-1] if parent.children else None
         if isinstance(last, Text):
             last._data += data
-        else:
-            _attach(parent, Text(data))
+            return None
+        run = Text(data)
+        _attach(parent, run)
+        return run
 
 
 #: One token of well-formed markup: a start tag (name, attributes, "/" when self-closing), an end tag, a comment, a
@@ -613,15 +624,19 @@ def _feed_tokens(builder: _Builder, markup: str) -> bool:
     names and unescaped values) with one regular-expression pass; False at the first construct it does not read,
     and the builder must then be discarded."""
     position, end = 0, len(markup)
-    match_token, find_attributes = _TOKEN.match, _ATTRIBUTE.findall
+    match_token, find_attributes, add_text = _TOKEN.match, _ATTRIBUTE.findall, builder.add_text
+    spans: dict[int, Text] = {}
+    builder.document.text_spans = spans
     while position < end:
         token = match_token(markup, position)
         if token is None:
             return False
-        position = token.end()
+        start, position = position, token.end()
         name, raw_attrs, closing_slash, end_name, text = token.groups()
         if text is not None:
-            builder.handle_data(unescape(text) if "&" in text else text)
+            run = add_text(unescape(text) if "&" in text else text)
+            if run is not None:
+                spans[start] = run
         elif name is not None:
             tag = name.lower()
             attrs: list[tuple[str, str | None]] = []
@@ -709,6 +724,54 @@ def text_changes(old: Document, new: Document) -> list[tuple[Text, str]] | None:
                 return None
             else:
                 stack.append((a, b))
+    return changes
+
+
+#: Cuts markup at its tags: text pieces at even indices, tag-like pieces (``<`` to the next ``>``) at odd ones.
+_PIECES = re.compile(r"(<[^>]*>)")
+
+
+def markup_text_changes(document: Document, old_markup: str, new_markup: str) -> list[tuple[Text, str]] | None:
+    """What :func:`text_changes` finds for ``new_markup``, without parsing it: the runs of ``document`` (the tree
+    of ``old_markup``: parsed from it, or from an earlier markup that differed from it in such runs only) to give
+    new text, when the two markups differ only inside text pieces that each made one run of the tree; None when
+    this cannot tell (then parse ``new_markup`` and compare the trees).
+
+    Both markups are cut at their tags (:data:`_PIECES`); the tag pieces must be equal one for one, and each text
+    piece that differs must be one the tokenizer read as a whole run (its offset is in
+    :attr:`Document.text_spans`, and the run holds exactly the piece's text now), outside ``<style>``,
+    ``<textarea>``, ``<title>`` and ``<script>``, with new text that is not empty and has no ``<``. Such a piece
+    is read as the same one token in the new markup, and nothing else is read differently: the new tree is the
+    old one with these runs' text."""
+    old_pieces, new_pieces = _PIECES.split(old_markup), _PIECES.split(new_markup)
+    if len(old_pieces) != len(new_pieces) or old_pieces[1::2] != new_pieces[1::2]:
+        return None
+    pieces = document.text_pieces
+    if pieces is None:
+        spans = document.text_spans
+        if spans is None:
+            return None
+        pieces, offset = {}, 0
+        for index, piece in enumerate(old_pieces):
+            run = spans.get(offset) if not index % 2 else None
+            if run is not None:
+                pieces[index] = run
+            offset += len(piece)
+        document.text_pieces, document.text_spans = pieces, None
+    changes: list[tuple[Text, str]] = []
+    for index in range(0, len(old_pieces), 2):
+        old_piece, new_piece = old_pieces[index], new_pieces[index]
+        if old_piece == new_piece:
+            continue
+        run = pieces.get(index)
+        if run is None or not new_piece.strip() or "<" in new_piece or run.parent is None or \
+                run.parent.tag in _TEXT_SENSITIVE or run.parent is document:
+            return None
+        if run._data != (unescape(old_piece) if "&" in old_piece else old_piece):
+            return None  # the run is not this one piece (it took in more text) or it changed since
+        text = unescape(new_piece) if "&" in new_piece else new_piece
+        if text != run._data:
+            changes.append((run, text))
     return changes
 
 

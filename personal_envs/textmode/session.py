@@ -29,7 +29,15 @@ from personal_envs.core.http import Request, Response
 from personal_envs.textmode.ax import AxWalker, PageFacts, render_browsergym, snapshot_bids
 from personal_envs.textmode.axmemo import AxMemo
 from personal_envs.textmode.css import StyleResolver
-from personal_envs.textmode.dom import Document, Element, parse_html, serialize, stamp_bids, text_changes
+from personal_envs.textmode.dom import (
+    Document,
+    Element,
+    markup_text_changes,
+    parse_html,
+    serialize,
+    stamp_bids,
+    text_changes,
+)
 from personal_envs.textmode.layout import Box, Layout, layout_document, same_text_widths
 
 SESSION_CLOSED = "the browser session is closed"
@@ -413,10 +421,17 @@ class TextSession:
             rendered.holder = page
             page.scripts = [script for script in self.scripts if script.applies(page)]
             return page
-        document = parse_html(markup)
-        transplanted = self._transplant(url, status, markup, document, replacing)
+        parsed: list[Document] = []
+
+        def parse() -> Document:  # once, and only if no earlier page takes the new text without it
+            if not parsed:
+                parsed.append(parse_html(markup))
+            return parsed[0]
+
+        transplanted = self._transplant(url, status, markup, parse, replacing)
         if transplanted is not None:
             return transplanted
+        document = parse()
         stamp_bids(document)
         styles = StyleResolver(document)
         fields = [(e, e.value, e.checked, e.selected) for e in document.iter()
@@ -432,20 +447,24 @@ class TextSession:
         page.scripts = [script for script in self.scripts if script.applies(page)]
         return page
 
-    def _transplant(self, url: str, status: int, markup: str, document: Document, replacing: TextPage | None
-                    ) -> TextPage | None:
-        """A free earlier page of the same URL whose document differs from ``document`` in text only (a cart count,
+    def _transplant(self, url: str, status: int, markup: str, parse: Callable[[], Document],
+                    replacing: TextPage | None) -> TextPage | None:
+        """A free earlier page of the same URL whose document differs from ``markup``'s in text only (a cart count,
         a total): its tree takes the new text and keeps its styles, its AX memo and, when no box moves, its
-        layout.  None when there is no such page."""
+        layout.  None when there is no such page.  The markups are compared first (:func:`markup_text_changes`);
+        ``parse`` gives the new document when the trees must be compared."""
         for key, rendered in reversed(self._rendered.items()):
             if key[0] != url or key[1] != status or rendered.stale or not self._free(rendered, replacing):
                 continue
             if not rendered.restore():
                 continue
-            changes = text_changes(rendered.document, document)
-            if changes is None:
-                continue
             old = rendered.document
+            changes = markup_text_changes(old, key[2], markup)
+            if changes is None:
+                changes = text_changes(old, parse())
+                if changes is None:
+                    continue
+                old.text_spans = old.text_pieces = None  # the markups may cut into pieces differently
             keep_layout = rendered.layout is not None and same_text_widths(old, rendered.styles, self.viewport,
                                                                            changes)
             for run, text in changes:

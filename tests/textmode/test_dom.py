@@ -78,3 +78,85 @@ def test_every_page_of_a_webmall_walk_parses_as_html_parser_parses_it() -> None:
         assert all(_same_tree(markup) for markup in markups)
     finally:
         env.close()
+
+
+def _changes_by_parsing(old_markup: str, new_markup: str) -> list[tuple[object, ...]] | None:
+    old = dom.parse_html(old_markup)
+    changes = dom.text_changes(old, dom.parse_html(new_markup))
+    return None if changes is None else [(list(_nodes(old)).index(("text", run.data)), text) for run, text in changes]
+
+
+def _fast_changes(old_markup: str, new_markup: str) -> list[tuple[object, ...]] | None:
+    old = dom.parse_html(old_markup)
+    changes = dom.markup_text_changes(old, old_markup, new_markup)
+    return None if changes is None else [(list(_nodes(old)).index(("text", run.data)), text) for run, text in changes]
+
+
+PAGE = ('<html><head><title>Cart (1)</title></head><body><header><a href="/cart">Cart (<span>1</span>)</a>'
+        '</header><main><p class="total">Total: &euro;10.00</p><p>a<!-- note -->b</p>'
+        '<a title="x>y">Shoes</a><script>var n = 1;</script></main></body></html>')
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("<span>1</span>", "<span>2</span>", [(10, "2")]),  # the cart count (node 10 of the tree)
+    ("&euro;10.00", "&euro;12.50", [(14, "Total: €12.50")]),  # entities are read as the parser reads them
+    ("<span>1</span>", '<span class="x">1</span>', None),  # an attribute: the tree differs
+    ("<title>Cart (1)</title>", "<title>Cart (2)</title>", None),  # the title's text is not a run to patch
+    ("var n = 1;", "var n = 2;", None),  # a script's text neither
+    ("a<!-- note -->b", "c<!-- note -->b", None),  # one run of two tokens
+    ('"x>y">Shoes', '"x>y">Boots', None),  # text after a tag with ">" in a value: not cut where the parser cuts
+    ("<span>1</span>", "<span>1 < 2</span>", None),  # new text with "<"
+    ("<span>1</span>", "<span></span>", None),  # the run would be gone
+])
+def test_markups_that_differ_only_in_text_give_the_runs_text_changes_gives(old: str, new: str, expected) -> None:
+    assert old in PAGE
+    new_page = PAGE.replace(old, new)
+    fast = _fast_changes(PAGE, new_page)
+    assert fast == expected
+    if fast is not None:  # the same runs and texts as parsing the new page and comparing the trees
+        assert fast == _changes_by_parsing(PAGE, new_page)
+
+
+def test_a_tree_html_parser_built_is_not_patched_from_markup() -> None:
+    markup = "<p>1 < 2</p><p>3</p>"  # a stray "<": the tokenizer gives up
+    document = dom.parse_html(markup)
+    assert document.text_spans is None
+    assert dom.markup_text_changes(document, markup, markup.replace("3", "4")) is None
+
+
+def test_changed_webmall_pages_patched_from_markup_equal_the_parsed_pages() -> None:
+    """Every shop page of a WebMall walk with one to three of its text pieces changed (digits, as a cart count or
+    a total changes): where the markups are compared without parsing, the patched tree equals the parsed one;
+    and twice in a row, as a page that changed before changes again."""
+    env = gym.make("WebMall-v0", render="text", data_dir="shipped")
+    try:
+        obs, _ = env.reset(seed=5)
+        origins = list(env.unwrapped.origins.values())[:4]
+        rng = np.random.default_rng(5)
+        markups: set[str] = set()
+        for _ in range(150):
+            obs, _, terminated, truncated, _ = env.step(random_web_action(obs["axtree"], origins, rng))
+            markups.update(key[2] for key in env.unwrapped.world.session._rendered)
+            if terminated or truncated:
+                obs, _ = env.reset()
+    finally:
+        env.close()
+    patched = 0
+    for markup in sorted(markups)[:60]:
+        document, current = dom.parse_html(markup), markup
+        for _ in range(2):
+            pieces = dom._PIECES.split(current)
+            digits = [index for index in range(0, len(pieces), 2) if any(c.isdigit() for c in pieces[index])]
+            for index in rng.choice(digits, size=min(len(digits), int(rng.integers(1, 4))), replace=False):
+                pieces[index] = "".join(str((int(c) + 1) % 10) if c.isdigit() else c for c in pieces[index])
+            changed = "".join(pieces)
+            changes = dom.markup_text_changes(document, current, changed)
+            if changes is None:
+                document = dom.parse_html(changed)
+            else:
+                for run, text in changes:
+                    run.data = text
+                patched += 1
+            assert list(_nodes(document)) == list(_nodes(dom.parse_html(changed)))
+            current = changed
+    assert patched > 60  # most of the pages' changes were patched, not parsed

@@ -10,6 +10,7 @@ options closed by their next sibling, table rows given a ``<tbody>``.  Elements 
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Iterator
 from html import escape, unescape
 from html.parser import HTMLParser
@@ -383,9 +384,10 @@ class Document(Element):
         self._index_generation = -1
         #: The :attr:`generation` at which :func:`stamp_bids` last gave every element a bid.
         self.stamped_generation = -1
-        #: Where each text run that one text token of the parsed markup started sits (the token's offset), kept
-        #: until :func:`markup_text_changes` first reads it; None when :class:`HTMLParser` built the tree.
-        self.text_spans: dict[int, Text] | None = None
+        #: The markup offset of the text token that started each text run, in the order the runs were made (that
+        #: is document order), kept until :func:`markup_text_changes` first reads it; None when
+        #: :class:`HTMLParser` built the tree. An array: the garbage collector has nothing to scan in it.
+        self.text_spans: array[int] | None = None
         #: The same runs by the index of their piece of the markup cut at its tags (see :func:`markup_text_changes`).
         self.text_pieces: dict[int, Text] | None = None
 
@@ -625,8 +627,8 @@ def _feed_tokens(builder: _Builder, markup: str) -> bool:
     and the builder must then be discarded."""
     position, end = 0, len(markup)
     match_token, find_attributes, add_text = _TOKEN.match, _ATTRIBUTE.findall, builder.add_text
-    spans: dict[int, Text] = {}
-    builder.document.text_spans = spans
+    spans = builder.document.text_spans = array("q")
+    note_span = spans.append
     while position < end:
         token = match_token(markup, position)
         if token is None:
@@ -634,9 +636,8 @@ def _feed_tokens(builder: _Builder, markup: str) -> bool:
         start, position = position, token.end()
         name, raw_attrs, closing_slash, end_name, text = token.groups()
         if text is not None:
-            run = add_text(unescape(text) if "&" in text else text)
-            if run is not None:
-                spans[start] = run
+            if add_text(unescape(text) if "&" in text else text) is not None:
+                note_span(start)
         elif name is not None:
             tag = name.lower()
             attrs: list[tuple[str, str | None]] = []
@@ -652,8 +653,8 @@ def _feed_tokens(builder: _Builder, markup: str) -> bool:
                 closing = re.compile(rf"</\s*{tag}\s*>", re.I).search(markup, position)
                 if closing is None:
                     return False
-                if closing.start() > position:
-                    builder.handle_data(markup[position:closing.start()])
+                if closing.start() > position and add_text(markup[position:closing.start()]) is not None:
+                    note_span(position)
                 builder.handle_endtag(tag)
                 position = closing.end()
         elif end_name is not None:
@@ -743,6 +744,8 @@ def markup_text_changes(document: Document, old_markup: str, new_markup: str) ->
     ``<textarea>``, ``<title>`` and ``<script>``, with new text that is not empty and has no ``<``. Such a piece
     is read as the same one token in the new markup, and nothing else is read differently: the new tree is the
     old one with these runs' text."""
+    if old_markup.count("<") != new_markup.count("<") or old_markup.count(">") != new_markup.count(">"):
+        return None  # a different tag, or a "<" in the new text: no need to cut the markups
     old_pieces, new_pieces = _PIECES.split(old_markup), _PIECES.split(new_markup)
     if len(old_pieces) != len(new_pieces) or old_pieces[1::2] != new_pieces[1::2]:
         return None
@@ -751,9 +754,13 @@ def markup_text_changes(document: Document, old_markup: str, new_markup: str) ->
         spans = document.text_spans
         if spans is None:
             return None
+        runs = _text_runs(document)
+        if len(runs) != len(spans):
+            return None
+        run_at = dict(zip(spans, runs, strict=True))
         pieces, offset = {}, 0
         for index, piece in enumerate(old_pieces):
-            run = spans.get(offset) if not index % 2 else None
+            run = run_at.get(offset) if not index % 2 else None
             if run is not None:
                 pieces[index] = run
             offset += len(piece)
@@ -773,6 +780,19 @@ def markup_text_changes(document: Document, old_markup: str, new_markup: str) ->
         if text != run._data:
             changes.append((run, text))
     return changes
+
+
+def _text_runs(node: Element) -> list[Text]:
+    """The text runs under ``node`` in document order."""
+    runs: list[Text] = []
+    stack: list[Node] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Text):
+            runs.append(current)
+        elif isinstance(current, Element):
+            stack.extend(reversed(current.children))
+    return runs
 
 
 def stamp_bids(document: Document, next_bid: int = 1) -> int:

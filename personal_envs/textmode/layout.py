@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
@@ -148,6 +150,11 @@ class Layout:
             return self.boxes
         return {key: (x, y - scroll_y, w, h) for key, (x, y, w, h) in self.boxes.items()}
 
+    def viewport_view(self, scroll_y: float) -> Mapping[int, Box]:
+        """:meth:`viewport_boxes` without building it: each box is moved when it is read (for walks that read a
+        few boxes)."""
+        return ShiftedBoxes(self.boxes, scroll_y) if scroll_y else self.boxes
+
     def hit(self, x: float, y: float) -> Element | None:
         """The topmost element whose box holds the page point (later in document order wins)."""
         found = None
@@ -156,6 +163,33 @@ class Layout:
             if box is not None and box[0] <= x < box[0] + box[2] and box[1] <= y < box[1] + box[3]:
                 found = element
         return found
+
+
+class ShiftedBoxes(Mapping[int, Box]):
+    """Boxes seen from a viewport scrolled down by ``scroll_y``: each is moved up when it is read."""
+
+    __slots__ = ("_boxes", "_scroll_y")
+
+    def __init__(self, boxes: Mapping[int, Box], scroll_y: float) -> None:
+        self._boxes = boxes
+        self._scroll_y = scroll_y
+
+    def __getitem__(self, key: int) -> Box:
+        x, y, w, h = self._boxes[key]
+        return (x, y - self._scroll_y, w, h)
+
+    def get(self, key: int, default: Any = None) -> Any:
+        box = self._boxes.get(key)
+        return default if box is None else (box[0], box[1] - self._scroll_y, box[2], box[3])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._boxes
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._boxes)
+
+    def __len__(self) -> int:
+        return len(self._boxes)
 
 
 class _Engine:

@@ -146,7 +146,9 @@ class TextPage:
     _styles: StyleResolver | None = None
     _layout: Layout | None = None
     _memo: AxMemo | None = None
-    _boxes: tuple[int, float, dict[str, Box]] | None = None
+    #: The last :meth:`boxes_by_bid` with the layout and scroll position it is for (the layout itself, not its
+    #: ``id``: a new layout may be made where a freed one was).
+    _boxes: tuple[Layout, float, dict[str, Box]] | None = None
     _bids: tuple[tuple[int, int, frozenset[int]], tuple[frozenset[str], frozenset[str]]] | None = None
     _html: str | None = None
 
@@ -213,11 +215,11 @@ class TextPage:
         """Viewport boxes of the elements with a bid at the current scroll position."""
         layout = self.layout(viewport)
         kept = self._boxes
-        if kept is not None and kept[0] == id(layout) and kept[1] == self.scroll_y:
+        if kept is not None and kept[0] is layout and kept[1] == self.scroll_y:
             return kept[2]
         boxes = layout.viewport_boxes(self.scroll_y)
         by_bid = {e.bid: boxes[id(e)] for e in self.document.iter() if e.bid and id(e) in boxes}
-        self._boxes = (id(layout), self.scroll_y, by_bid)
+        self._boxes = (layout, self.scroll_y, by_bid)
         return by_bid
 
     def snapshot_bids(self, listeners: frozenset[int], walker: AxWalker) -> tuple[frozenset[str], frozenset[str]]:
@@ -392,7 +394,7 @@ class TextSession:
             page.next_bid = stamp_bids(page.document, page.next_bid)
             layout = page.layout(self.viewport)
             listeners = frozenset(id(e) for script in page.scripts for e in script.listeners(page))
-            facts = PageFacts(page.url, page.focused, listeners, layout.viewport_boxes(page.scroll_y),
+            facts = PageFacts(page.url, page.focused, listeners, layout.viewport_view(page.scroll_y),
                               (float(self.viewport[0]), float(self.viewport[1])))
             walker = AxWalker(page.document, page.styles, facts)
             text, elements = render_browsergym(page.document, page.styles, facts, page.memo,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from personal_envs.textmode.css import FONT_SIZE_DECLARED, StyleResolver
 from personal_envs.textmode.dom import Document, Element, Node, Text
@@ -144,15 +144,9 @@ class Layout:
     #: Elements that clip their content (``overflow`` not visible), with their box.
     clips: dict[int, Box] = field(default_factory=dict)
 
-    def viewport_boxes(self, scroll_y: float) -> dict[int, Box]:
-        """Boxes relative to the viewport after scrolling the page by ``scroll_y``."""
-        if not scroll_y:
-            return self.boxes
-        return {key: (x, y - scroll_y, w, h) for key, (x, y, w, h) in self.boxes.items()}
-
     def viewport_view(self, scroll_y: float) -> Mapping[int, Box]:
-        """:meth:`viewport_boxes` without building it: each box is moved when it is read (for walks that read a
-        few boxes)."""
+        """Boxes relative to the viewport after scrolling the page by ``scroll_y`` (a view: each box is moved when
+        it is read)."""
         return ShiftedBoxes(self.boxes, scroll_y) if scroll_y else self.boxes
 
     def hit(self, x: float, y: float) -> Element | None:
@@ -165,27 +159,30 @@ class Layout:
         return found
 
 
-class ShiftedBoxes(Mapping[int, Box]):
+_Key = TypeVar("_Key")
+
+
+class ShiftedBoxes(Mapping[_Key, Box]):
     """Boxes seen from a viewport scrolled down by ``scroll_y``: each is moved up when it is read."""
 
     __slots__ = ("_boxes", "_scroll_y")
 
-    def __init__(self, boxes: Mapping[int, Box], scroll_y: float) -> None:
+    def __init__(self, boxes: Mapping[_Key, Box], scroll_y: float) -> None:
         self._boxes = boxes
         self._scroll_y = scroll_y
 
-    def __getitem__(self, key: int) -> Box:
+    def __getitem__(self, key: _Key) -> Box:
         x, y, w, h = self._boxes[key]
         return (x, y - self._scroll_y, w, h)
 
-    def get(self, key: int, default: Any = None) -> Any:
+    def get(self, key: _Key, default: Any = None) -> Any:
         box = self._boxes.get(key)
         return default if box is None else (box[0], box[1] - self._scroll_y, box[2], box[3])
 
     def __contains__(self, key: object) -> bool:
         return key in self._boxes
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> Iterator[_Key]:
         return iter(self._boxes)
 
     def __len__(self) -> int:

@@ -38,7 +38,7 @@ from personal_envs.textmode.dom import (
     stamp_bids,
     text_changes,
 )
-from personal_envs.textmode.layout import Box, Layout, layout_document, same_text_widths
+from personal_envs.textmode.layout import Box, Layout, ShiftedBoxes, layout_document, same_text_widths
 
 SESSION_CLOSED = "the browser session is closed"
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
@@ -146,9 +146,9 @@ class TextPage:
     _styles: StyleResolver | None = None
     _layout: Layout | None = None
     _memo: AxMemo | None = None
-    #: The last :meth:`boxes_by_bid` with the layout and scroll position it is for (the layout itself, not its
-    #: ``id``: a new layout may be made where a freed one was).
-    _boxes: tuple[Layout, float, dict[str, Box]] | None = None
+    #: The boxes by bid of a layout, with the layout they are for (the layout itself, not its ``id``: a new
+    #: layout may be made where a freed one was).
+    _boxes: tuple[Layout, dict[str, Box]] | None = None
     _bids: tuple[tuple[int, int, frozenset[int]], tuple[frozenset[str], frozenset[str]]] | None = None
     _html: str | None = None
 
@@ -211,16 +211,16 @@ class TextPage:
                 self.rendered.layout = self._layout
         return self._layout
 
-    def boxes_by_bid(self, viewport: tuple[int, int]) -> dict[str, Box]:
-        """Viewport boxes of the elements with a bid at the current scroll position."""
+    def boxes_by_bid(self, viewport: tuple[int, int]) -> Mapping[str, Box]:
+        """Viewport boxes of the elements with a bid at the current scroll position (the page's boxes by bid are
+        kept with their layout; a scrolled view moves each box when it is read)."""
         layout = self.layout(viewport)
         kept = self._boxes
-        if kept is not None and kept[0] is layout and kept[1] == self.scroll_y:
-            return kept[2]
-        boxes = layout.viewport_boxes(self.scroll_y)
-        by_bid = {e.bid: boxes[id(e)] for e in self.document.iter() if e.bid and id(e) in boxes}
-        self._boxes = (layout, self.scroll_y, by_bid)
-        return by_bid
+        if kept is None or kept[0] is not layout:
+            boxes = layout.boxes
+            kept = self._boxes = (layout, {e.bid: boxes[id(e)] for e in self.document.iter()
+                                           if e.bid and id(e) in boxes})
+        return ShiftedBoxes(kept[1], self.scroll_y) if self.scroll_y else kept[1]
 
     def snapshot_bids(self, listeners: frozenset[int], walker: AxWalker) -> tuple[frozenset[str], frozenset[str]]:
         """``(marked, clickable)`` bids (:func:`~personal_envs.textmode.ax.snapshot_bids`), kept while the

@@ -59,25 +59,31 @@ def test_the_tokenizer_reads_well_formed_markup_and_gives_up_on_the_rest() -> No
     assert not any(dom._feed_tokens(dom._Builder(), markup) for markup in EDGE_CASES[6:8])
 
 
-def test_every_page_of_a_webmall_walk_parses_as_html_parser_parses_it() -> None:
-    """The shops' pages met by 300 random text-mode steps (listings, searches, products, carts, checkout forms):
-    each is read by the tokenizer, and its tree equals HTMLParser's."""
+def _walk_markups(seed: int, steps: int) -> set[str]:
+    """The markup of every shop page a seeded random WebMall text walk kept in its page cache."""
     env = gym.make("WebMall-v0", render="text", data_dir="shipped")
     try:
-        obs, _ = env.reset(seed=3)
+        obs, _ = env.reset(seed=seed)
         origins = list(env.unwrapped.origins.values())[:4]
-        rng = np.random.default_rng(3)
+        rng = np.random.default_rng(seed)
         markups: set[str] = set()
-        for _ in range(300):
+        for _ in range(steps):
             obs, _, terminated, truncated, _ = env.step(random_web_action(obs["axtree"], origins, rng))
             markups.update(key[2] for key in env.unwrapped.world.session._rendered)
             if terminated or truncated:
                 obs, _ = env.reset()
-        assert len(markups) > 50
-        assert all(dom._feed_tokens(dom._Builder(), markup) for markup in markups)
-        assert all(_same_tree(markup) for markup in markups)
+        return markups
     finally:
         env.close()
+
+
+def test_every_page_of_a_webmall_walk_parses_as_html_parser_parses_it() -> None:
+    """The shops' pages met by 300 random text-mode steps (listings, searches, products, carts, checkout forms):
+    each is read by the tokenizer, and its tree equals HTMLParser's."""
+    markups = _walk_markups(seed=3, steps=300)
+    assert len(markups) > 50
+    assert all(dom._feed_tokens(dom._Builder(), markup) for markup in markups)
+    assert all(_same_tree(markup) for markup in markups)
 
 
 def _changes_by_parsing(old_markup: str, new_markup: str) -> list[tuple[object, ...]] | None:
@@ -128,19 +134,8 @@ def test_changed_webmall_pages_patched_from_markup_equal_the_parsed_pages() -> N
     """Every shop page of a WebMall walk with one to three of its text pieces changed (digits, as a cart count or
     a total changes): where the markups are compared without parsing, the patched tree equals the parsed one;
     and twice in a row, as a page that changed before changes again."""
-    env = gym.make("WebMall-v0", render="text", data_dir="shipped")
-    try:
-        obs, _ = env.reset(seed=5)
-        origins = list(env.unwrapped.origins.values())[:4]
-        rng = np.random.default_rng(5)
-        markups: set[str] = set()
-        for _ in range(150):
-            obs, _, terminated, truncated, _ = env.step(random_web_action(obs["axtree"], origins, rng))
-            markups.update(key[2] for key in env.unwrapped.world.session._rendered)
-            if terminated or truncated:
-                obs, _ = env.reset()
-    finally:
-        env.close()
+    markups = _walk_markups(seed=5, steps=150)
+    rng = np.random.default_rng(5)
     patched = 0
     for markup in sorted(markups)[:60]:
         document, current = dom.parse_html(markup), markup

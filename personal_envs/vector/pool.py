@@ -117,7 +117,6 @@ class EnvPool:
             self._processes.append(process)
         spaces = [self._answer(index) for index in range(self.num_envs)]
         self.single_observation_space, self.single_action_space = spaces[0]
-        self._batch_observations: Any = create_empty_array(self.single_observation_space, n=self.batch_size)
 
     @classmethod
     def make(cls, env_id: str, num_envs: int, batch_size: int | None = None, context: str | None = None,
@@ -170,8 +169,9 @@ class EnvPool:
                                 key=self._sent_at.__getitem__)[:self.batch_size - len(results)]:
                 results.append(self._answer(index))
                 self._busy.discard(index)
-        observations = concatenate(self.single_observation_space, [r[1] for r in results],
-                                   self._batch_observations)
+        # a new batch each time: what an earlier recv() returned stays as it was (a rollout buffer may hold it)
+        batch: Any = create_empty_array(self.single_observation_space, n=len(results))
+        observations = concatenate(self.single_observation_space, [r[1] for r in results], batch)
         return (observations, np.array([r[2] for r in results], dtype=np.float64),
                 np.array([r[3] for r in results], dtype=bool), np.array([r[4] for r in results], dtype=bool),
                 [r[5] for r in results], np.array([r[0] for r in results], dtype=np.int64))

@@ -94,3 +94,17 @@ def test_an_env_that_cannot_be_built_is_reported_with_its_reason() -> None:
 def test_batch_size_must_fit_the_pool() -> None:
     with pytest.raises(ValueError, match="between 1 and num_envs=2"):
         EnvPool.make("WebMall-v0", 2, 3, **KWARGS)
+
+
+def test_array_observations_of_one_recv_are_not_overwritten_by_the_next() -> None:
+    from personal_envs.wrappers.rl import make_rl_env
+
+    build = functools.partial(make_rl_env, "WebMall-v0", env_kwargs=KWARGS)
+    with EnvPool([build, build], batch_size=1) as pool:
+        pool.async_reset(seed=3)
+        first, *_, first_ids = pool.recv()
+        kept = first.copy()
+        assert isinstance(first, np.ndarray) and first.shape == (1, *pool.single_observation_space.shape)
+        pool.send([1], first_ids)
+        second, *_ = pool.recv()
+        assert second is not first and np.array_equal(first, kept)  # a rollout buffer may hold ``first``

@@ -288,18 +288,22 @@ class Element(Node):
             node = node.parent
         return False
 
-    @property
-    def text_content(self) -> str:
-        """All text below the element."""
-        parts: list[str] = []
+    def text_runs(self) -> list[Text]:
+        """The text runs below the element, in document order."""
+        runs: list[Text] = []
         stack: list[Node] = [self]
         while stack:
             node = stack.pop()
             if isinstance(node, Text):
-                parts.append(node.data)
+                runs.append(node)
             elif isinstance(node, Element):
                 stack.extend(reversed(node.children))
-        return "".join(parts)
+        return runs
+
+    @property
+    def text_content(self) -> str:
+        """All text below the element."""
+        return "".join([run._data for run in self.text_runs()])
 
     # ------------------------------------------------------------------------------------------ form state
     @property
@@ -754,7 +758,7 @@ def markup_text_changes(document: Document, old_markup: str, new_markup: str) ->
         spans = document.text_spans
         if spans is None:
             return None
-        runs = _text_runs(document)
+        runs = document.text_runs()
         if len(runs) != len(spans):
             return None
         run_at = dict(zip(spans, runs, strict=True))
@@ -780,19 +784,6 @@ def markup_text_changes(document: Document, old_markup: str, new_markup: str) ->
         if text != run._data:
             changes.append((run, text))
     return changes
-
-
-def _text_runs(node: Element) -> list[Text]:
-    """The text runs under ``node`` in document order."""
-    runs: list[Text] = []
-    stack: list[Node] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, Text):
-            runs.append(current)
-        elif isinstance(current, Element):
-            stack.extend(reversed(current.children))
-    return runs
 
 
 def stamp_bids(document: Document, next_bid: int = 1) -> int:

@@ -23,6 +23,7 @@ def _cmdline(pid: int) -> str:
     except OSError:
         return ""
 
+
 def _listening_service(pids: list[int]) -> bool:
     """Whether the service on the user's socket answers and is one of ``pids`` (the test's connection closes)."""
     client = EmbeddingClient(start=False)

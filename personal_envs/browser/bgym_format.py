@@ -29,7 +29,7 @@ Chromium of the paper's runs (Playwright 1.44) did not report them, and the pape
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -275,8 +275,11 @@ def render_cdp(nodes: Sequence[Mapping[str, Any]], facts: SnapshotFacts,
     return "\n".join(lines), elements
 
 
-def dom_properties(props: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    """A DOM-walk record's properties in Chromium's order (:data:`PROPERTY_ORDER`), booleans as booleans."""
+def dom_properties(props: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A DOM-walk record's properties (a mapping, or its ``(name, value)`` pairs) in Chromium's order
+    (:data:`PROPERTY_ORDER`), booleans as booleans."""
+    if not isinstance(props, Mapping):
+        props = dict(props)
     ordered = []
     for key in PROPERTY_ORDER:
         if key not in props:

@@ -603,10 +603,12 @@ class AxWalker:
             return
         outer_items, outer_deps, outer_lookups, start = self._items, self._deps, self._lookups, self.count
         fragment = Fragment(node, context)
-        self._items, self._deps, self._lookups = fragment.items, set(), False
+        items: list[Any] = []
+        self._items, self._deps, self._lookups = items, set(), False
         try:
             self._visit(node, depth, parent_texts, text_hidden)
         finally:
+            fragment.items = tuple(items)
             fragment.deps = frozenset(self._deps) if self._deps else NO_DEPS
             fragment.lookups = self._lookups
             fragment.count = self.count - start
@@ -669,7 +671,8 @@ class AxWalker:
             value = self.value(el, role)
             interactive = not props.get("disabled") and (role in INTERACTIVE or focusable or clickable)
             box = self.facts.boxes.get(id(el)) if el.bid and self.memo is None else None
-            self._items.append((depth, el.bid, role, name, value, props, list(box) if box else None, interactive))
+            self._items.append((depth, el.bid, role, name, value, tuple(props.items()) if props else None,
+                                list(box) if box else None, interactive))
             child_depth = depth + 1
             texts = [name]
             if el.tag == "select" and role == "combobox":
@@ -717,7 +720,7 @@ class AxWalker:
     def walk(self) -> list[tuple[Any, ...]]:
         """The records of the whole document (with a memo, boxes are left out of the records: they come from the
         layout when the text is printed)."""
-        root_props: dict[str, Any] = {"focused": True, "url": self.facts.url}
+        root_props = (("focused", True), ("url", self.facts.url))
         self.out = [(0, "", "RootWebArea", self.doc.title, "", root_props, None, False)]
         body = self.doc.body
         memo = self.memo

@@ -23,24 +23,25 @@ from personal_envs.browser.observation import ElementInfo
 from personal_envs.textmode.dom import Element, Node
 
 Box = tuple[float, float, float, float]
-#: One record of the walk: ``(depth, bid, role, name, value, props, bbox, interactive)``, ``props`` None when there
-#: are none.  Such a tuple of strings and numbers is one the garbage collector stops tracking (a dict inside keeps it
-#: tracked): the memos of the cached pages hold tens of thousands of text records, and each full collection would
-#: otherwise walk them all.
+#: One record of the walk: ``(depth, bid, role, name, value, props, bbox, interactive)``, ``props`` the
+#: ``(name, value)`` pairs of the element's properties (None when there are none).  Such a tuple of strings and
+#: numbers is one the garbage collector stops tracking (a dict inside would keep it tracked): the memos of the cached
+#: pages hold tens of thousands of records, and each full collection would otherwise walk them all.
 Record = tuple[Any, ...]
 #: The dependencies of a fragment that reads nothing from elsewhere (one object shared by all such fragments).
 NO_DEPS: frozenset[int] = frozenset()
 
 
 class Fragment:
-    """One element's part of a walk: its records and its children's fragments, in order."""
+    """One element's part of a walk: its records and its children's fragments, in order (a tuple, which the garbage
+    collector stops tracking when it holds records only)."""
 
     __slots__ = ("element", "context", "items", "deps", "lookups", "count")
 
     def __init__(self, element: Element, context: tuple[int, str, bool]) -> None:
         self.element = element
         self.context = context
-        self.items: list[Record | Fragment] = []
+        self.items: Sequence[Record | Fragment] = ()
         self.deps: frozenset[int] = NO_DEPS
         self.lookups = False
         self.count = 1
@@ -59,8 +60,10 @@ class AxMemo:
         #: The walker's caches that follow the document's structure (labels by control, table kinds).
         self.labels: dict[int, list[Element]] | None = None
         self.table_kinds: dict[int, str] = {}
-        self._lines: dict[tuple[int, str, tuple[str, ...]], tuple[Record, str]] = {}
-        self._elements: dict[tuple[int, str, Box | None, bool], tuple[Record, ElementInfo]] = {}
+        #: Printed lines and elements by ``(record, ...)``: records compare by value, so equal records share them,
+        #: and keys and lines of untracked records are themselves untracked.
+        self._lines: dict[tuple[Record, str, tuple[str, ...]], str] = {}
+        self._elements: dict[tuple[Record, str, Box | None, bool], ElementInfo] = {}
 
     def clear(self) -> None:
         """Forget every fragment (the next walk visits everything)."""
@@ -124,37 +127,37 @@ class AxMemo:
 
     # ------------------------------------------------------------------------------------------ printing
     def line(self, record: Record, bid: str, extras: tuple[str, ...]) -> str:
-        """The printed line of ``record`` (kept while the record lives)."""
-        key = (id(record), bid, extras)
-        kept = self._lines.get(key)
-        if kept is not None and kept[0] is record:
-            return kept[1]
+        """The printed line of ``record`` (kept until :meth:`prune`)."""
+        key = (record, bid, extras)
+        line = self._lines.get(key)
+        if line is not None:
+            return line
         depth, _raw_bid, role, name, raw_value, props = record[:6]
         value = None if raw_value is None or raw_value == "" else raw_value
         line = "\t" * int(depth) + bgym_format.format_line(bid, str(role), str(name), value,
-                                                          bgym_format.dom_properties(props or {}), extras)
-        self._lines[key] = (record, line)
+                                                          bgym_format.dom_properties(props or ()), extras)
+        self._lines[key] = line
         return line
 
     def element(self, record: Record, bid: str, box: Box | None, clickable: bool) -> ElementInfo:
-        """The :class:`ElementInfo` of ``record`` as ``render_dom`` builds it (kept while the record lives)."""
-        key = (id(record), bid, box, clickable)
+        """The :class:`ElementInfo` of ``record`` as ``render_dom`` builds it (kept until :meth:`prune`)."""
+        key = (record, bid, box, clickable)
         kept = self._elements.get(key)
-        if kept is not None and kept[0] is record:
-            return kept[1]
+        if kept is not None:
+            return kept
         _depth, _raw_bid, role, name, raw_value, props = record[:6]
         value = None if raw_value is None or raw_value == "" else raw_value
-        props = dict(props or {})
+        props = dict(props or ())
         disabled = props.get("disabled") is True
         interactive = not disabled and (str(role) in bgym_format.INTERACTIVE_ROLES or props.get("focusable") is True
                                         or clickable)
         info = ElementInfo(bid=bid, role=str(role), name=str(name), value="" if value is None else str(value),
                            bbox=box, interactive=interactive)
-        self._elements[key] = (record, info)
+        self._elements[key] = info
         return info
 
     def prune(self, live: int) -> None:
-        """Drop kept lines and elements of records no longer alive (when there are many more than ``live``)."""
+        """Drop the kept lines and elements (when there are many more than the ``live`` records)."""
         if len(self._lines) > 4 * live + 2048:
             self._lines.clear()
         if len(self._elements) > 4 * live + 2048:

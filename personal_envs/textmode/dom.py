@@ -71,6 +71,21 @@ class Node:
         return siblings[index - 1] if index > 0 else None
 
 
+#: One frozen set per ``class`` attribute value: the pages of a site repeat a few hundred values, and each set is an
+#: object the garbage collector tracks for as long as its page is kept.
+_CLASS_SETS: dict[str, frozenset[str]] = {}
+
+
+def class_set(attribute: str) -> frozenset[str]:
+    """The class names of a ``class`` attribute value, as one shared frozen set per value."""
+    names = _CLASS_SETS.get(attribute)
+    if names is None:
+        if len(_CLASS_SETS) >= 8192:
+            _CLASS_SETS.clear()
+        names = _CLASS_SETS[attribute] = frozenset(attribute.split())
+    return names
+
+
 def _index_of(siblings: list[Node], node: Node) -> int:
     for index, sibling in enumerate(siblings):
         if sibling is node:
@@ -216,7 +231,7 @@ class Element(Node):
     def classes(self) -> frozenset[str]:
         """The class names."""
         if self._classes is None:
-            self._classes = frozenset(self.attrs.get("class", "").split())
+            self._classes = class_set(self.attrs.get("class", ""))
         return self._classes
 
     def set_attr(self, name: str, value: str) -> None:

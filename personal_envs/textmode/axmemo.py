@@ -60,10 +60,12 @@ class AxMemo:
         #: The walker's caches that follow the document's structure (labels by control, table kinds).
         self.labels: dict[int, list[Element]] | None = None
         self.table_kinds: dict[int, str] = {}
-        #: Printed lines and elements by ``(record, ...)``: records compare by value, so equal records share them,
-        #: and keys and lines of untracked records are themselves untracked.
-        self._lines: dict[tuple[Record, str, tuple[str, ...]], str] = {}
-        self._elements: dict[tuple[Record, str, Box | None, bool], ElementInfo] = {}
+        #: Printed lines and elements by ``(id(record), ...)``, valid because ``_records`` keeps each such record
+        #: alive (no other object can take its id) until :meth:`prune` forgets all three.  Keys, lines and
+        #: untracked records are objects the garbage collector does not track.
+        self._records: dict[int, Record] = {}
+        self._lines: dict[tuple[int, str, tuple[str, ...]], str] = {}
+        self._elements: dict[tuple[int, str, Box | None, bool], ElementInfo] = {}
 
     def clear(self) -> None:
         """Forget every fragment (the next walk visits everything)."""
@@ -128,7 +130,7 @@ class AxMemo:
     # ------------------------------------------------------------------------------------------ printing
     def line(self, record: Record, bid: str, extras: tuple[str, ...]) -> str:
         """The printed line of ``record`` (kept until :meth:`prune`)."""
-        key = (record, bid, extras)
+        key = (id(record), bid, extras)
         line = self._lines.get(key)
         if line is not None:
             return line
@@ -137,11 +139,12 @@ class AxMemo:
         line = "\t" * int(depth) + bgym_format.format_line(bid, str(role), str(name), value,
                                                           bgym_format.dom_properties(props or ()), extras)
         self._lines[key] = line
+        self._records[key[0]] = record
         return line
 
     def element(self, record: Record, bid: str, box: Box | None, clickable: bool) -> ElementInfo:
         """The :class:`ElementInfo` of ``record`` as ``render_dom`` builds it (kept until :meth:`prune`)."""
-        key = (record, bid, box, clickable)
+        key = (id(record), bid, box, clickable)
         kept = self._elements.get(key)
         if kept is not None:
             return kept
@@ -154,14 +157,15 @@ class AxMemo:
         info = ElementInfo(bid=bid, role=str(role), name=str(name), value="" if value is None else str(value),
                            bbox=box, interactive=interactive)
         self._elements[key] = info
+        self._records[key[0]] = record
         return info
 
     def prune(self, live: int) -> None:
         """Drop the kept lines and elements (when there are many more than the ``live`` records)."""
-        if len(self._lines) > 4 * live + 2048:
+        if len(self._lines) > 4 * live + 2048 or len(self._elements) > 4 * live + 2048:
             self._lines.clear()
-        if len(self._elements) > 4 * live + 2048:
             self._elements.clear()
+            self._records.clear()
 
 
 def flatten(items: Sequence[Record | Fragment], out: list[Record]) -> None:

@@ -237,19 +237,16 @@ FONT_SIZE_DECLARED = " font-size declared"
 _INHERITED_ORDER = tuple(sorted(INHERITED))
 
 
-class StyleResolver:
-    """Computed style of a document's elements, kept on each element until :meth:`invalidate` (all) or
-    :meth:`invalidate_subtree`.
+class RuleIndex:
+    """The rules of one set of stylesheets in cascade order, bucketed by what their rightmost compound requires (an
+    id, a class, a tag, or nothing), with the candidate rules of each ``(tag, id, classes)`` once asked for.
 
-    Rules are bucketed by what their rightmost compound requires (an id, a class, a tag, or nothing), and each
-    element only tries the rules of its buckets, in cascade order.
+    One index serves every page with the same stylesheets (:func:`rule_index`): a site's pages share them.
     """
 
-    def __init__(self, document: Document) -> None:
-        self.document = document
-        ua = parse_stylesheet(_UA_RULES)
-        rules = list(ua)
-        for sheet in document.stylesheets():
+    def __init__(self, sheets: tuple[str, ...]) -> None:
+        rules = list(parse_stylesheet(_UA_RULES))
+        for sheet in sheets:
             rules.extend(parse_stylesheet(sheet, 100_000 * (len(rules) // 100_000 + 1)))
         self.rules = sorted(rules, key=lambda rule: (rule.selector.specificity, rule.order))
         self._by_id: dict[str, list[tuple[int, Rule]]] = {}
@@ -267,9 +264,47 @@ class StyleResolver:
             else:
                 self._any.append((rank, rule))
         self._candidates: dict[tuple[str, str | None, frozenset[str]], tuple[Rule, ...]] = {}
+        #: True when a rule depends on the focus (``:focus``).
+        self.has_focus_rules = any(part.focus for rule in self.rules for part in rule.selector.parts)
+
+    def candidates(self, element: Element) -> tuple[Rule, ...]:
+        """The rules that may match ``element`` (those its tag, id and classes select), in cascade order."""
+        element_id = element.attrs.get("id")
+        classes = element.classes
+        key = (element.tag, element_id, classes)
+        found = self._candidates.get(key)
+        if found is None:
+            ranked = list(self._by_tag.get(element.tag, ())) + self._any
+            if element_id is not None:
+                ranked += self._by_id.get(element_id, ())
+            for name in classes:
+                ranked += self._by_class.get(name, ())
+            ranked.sort(key=lambda item: item[0])
+            if len(self._candidates) >= 16384:
+                self._candidates.clear()
+            found = self._candidates[key] = tuple(rule for _, rule in ranked)
+        return found
+
+
+@lru_cache(maxsize=64)
+def rule_index(sheets: tuple[str, ...]) -> RuleIndex:
+    """The :class:`RuleIndex` of a document's stylesheets (one per distinct set)."""
+    return RuleIndex(sheets)
+
+
+class StyleResolver:
+    """Computed style of a document's elements, kept on each element until :meth:`invalidate` (all) or
+    :meth:`invalidate_subtree`.  Each element only tries the rules its tag, id and classes may select
+    (:class:`RuleIndex`), in cascade order.
+    """
+
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.index = rule_index(tuple(document.stylesheets()))
+        self.rules = self.index.rules
         self.focused: Element | None = None
         #: True when a rule depends on the focus (``:focus``): styles are computed again when it moves.
-        self.has_focus_rules = any(part.focus for rule in self.rules for part in rule.selector.parts)
+        self.has_focus_rules = self.index.has_focus_rules
         self.token = next(_TOKENS)
 
     def invalidate(self) -> None:
@@ -282,25 +317,10 @@ class StyleResolver:
         for node in element.iter():
             node.style_token = -1
 
-    def _rules_for(self, element: Element) -> tuple[Rule, ...]:
-        element_id = element.attrs.get("id")
-        classes = element.classes
-        key = (element.tag, element_id, classes)
-        found = self._candidates.get(key)
-        if found is None:
-            ranked = list(self._by_tag.get(element.tag, ())) + self._any
-            if element_id is not None:
-                ranked += self._by_id.get(element_id, ())
-            for name in classes:
-                ranked += self._by_class.get(name, ())
-            ranked.sort(key=lambda item: item[0])
-            found = self._candidates[key] = tuple(rule for _, rule in ranked)
-        return found
-
     def _declared(self, element: Element) -> dict[str, str]:
         declared: dict[str, str] = {}
         focused = self.focused
-        for rule in self._rules_for(element):
+        for rule in self.index.candidates(element):
             if rule.selector.matches(element, focused):
                 declared.update(rule.declarations)
         style = element.attrs.get("style")

@@ -30,6 +30,12 @@ Box = tuple[float, float, float, float]
 Record = tuple[Any, ...]
 #: The dependencies of a fragment that reads nothing from elsewhere (one object shared by all such fragments).
 NO_DEPS: frozenset[int] = frozenset()
+#: Printed lines and elements by record value, shared by all memos: the pages of a site repeat most records (the
+#: header, the navigation, the footer, with the same bids), so a new page prints only what is new.  Records are
+#: hashable tuples of strings and numbers.  Both start over past :data:`_MAX_SHARED` entries.
+_SHARED_LINES: dict[tuple[Record, str, tuple[str, ...]], str] = {}
+_SHARED_ELEMENTS: dict[tuple[Record, str, Box | None, bool], ElementInfo] = {}
+_MAX_SHARED = 100_000
 
 
 class Fragment:
@@ -134,10 +140,16 @@ class AxMemo:
         line = self._lines.get(key)
         if line is not None:
             return line
-        depth, _raw_bid, role, name, raw_value, props = record[:6]
-        value = None if raw_value is None or raw_value == "" else raw_value
-        line = "\t" * int(depth) + bgym_format.format_line(bid, str(role), str(name), value,
-                                                          bgym_format.dom_properties(props or ()), extras)
+        shared_key = (record, bid, extras)
+        line = _SHARED_LINES.get(shared_key)
+        if line is None:
+            depth, _raw_bid, role, name, raw_value, props = record[:6]
+            value = None if raw_value is None or raw_value == "" else raw_value
+            line = "\t" * int(depth) + bgym_format.format_line(bid, str(role), str(name), value,
+                                                              bgym_format.dom_properties(props or ()), extras)
+            if len(_SHARED_LINES) >= _MAX_SHARED:
+                _SHARED_LINES.clear()
+            _SHARED_LINES[shared_key] = line
         self._lines[key] = line
         self._records[key[0]] = record
         return line
@@ -148,14 +160,20 @@ class AxMemo:
         kept = self._elements.get(key)
         if kept is not None:
             return kept
-        _depth, _raw_bid, role, name, raw_value, props = record[:6]
-        value = None if raw_value is None or raw_value == "" else raw_value
-        props = dict(props or ())
-        disabled = props.get("disabled") is True
-        interactive = not disabled and (str(role) in bgym_format.INTERACTIVE_ROLES or props.get("focusable") is True
-                                        or clickable)
-        info = ElementInfo(bid=bid, role=str(role), name=str(name), value="" if value is None else str(value),
-                           bbox=box, interactive=interactive)
+        shared_key = (record, bid, box, clickable)
+        info = _SHARED_ELEMENTS.get(shared_key)
+        if info is None:
+            _depth, _raw_bid, role, name, raw_value, props = record[:6]
+            value = None if raw_value is None or raw_value == "" else raw_value
+            props = dict(props or ())
+            disabled = props.get("disabled") is True
+            interactive = not disabled and (str(role) in bgym_format.INTERACTIVE_ROLES or
+                                            props.get("focusable") is True or clickable)
+            info = ElementInfo(bid=bid, role=str(role), name=str(name), value="" if value is None else str(value),
+                               bbox=box, interactive=interactive)
+            if len(_SHARED_ELEMENTS) >= _MAX_SHARED:
+                _SHARED_ELEMENTS.clear()
+            _SHARED_ELEMENTS[shared_key] = info
         self._elements[key] = info
         self._records[key[0]] = record
         return info

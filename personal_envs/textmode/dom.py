@@ -401,6 +401,8 @@ class Document(Element):
         self._by_id: dict[str, Element] | None = None
         self._by_bid: dict[str, Element] | None = None
         self._index_generation = -1
+        self._order: list[Element] | None = None
+        self._order_generation = -1
         #: The :attr:`generation` at which :func:`stamp_bids` last gave every element a bid.
         self.stamped_generation = -1
         #: The markup offset of the text token that started each text run, in the order the runs were made (that
@@ -456,6 +458,16 @@ class Document(Element):
         taken = (self.changed_nodes, self.restyled, self.layout_stale, self.everything_changed)
         self.changed_nodes, self.restyled, self.layout_stale, self.everything_changed = set(), set(), False, False
         return taken
+
+    def iter(self) -> Iterator[Element]:
+        """The document and every element, in document order; once :attr:`tracking` is on, the order is kept while
+        the structure is the same (:attr:`generation`), so the many walks over a whole page cost a list each."""
+        if not self.tracking:
+            return super().iter()
+        if self._order is None or self._order_generation != self.generation:
+            self._order = list(super().iter())
+            self._order_generation = self.generation
+        return iter(self._order)
 
     def _index(self) -> None:
         if self._index_generation != self.generation or self._by_id is None or self._by_bid is None:

@@ -118,6 +118,9 @@ class CategoryNode:
     path: tuple[str, ...]
     children: dict[str, CategoryNode] = field(default_factory=dict)
     product_slugs: list[str] = field(default_factory=list)
+    #: :meth:`all_product_slugs` once computed (every page's category menu shows the counts); whoever changes
+    #: ``product_slugs`` afterwards sets it back to None (:meth:`Shop.rename_slug`).
+    all_slugs_kept: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
 
     @property
     def url_path(self) -> str:
@@ -126,10 +129,12 @@ class CategoryNode:
 
     def all_product_slugs(self) -> list[str]:
         """Products in this category and its descendants, in catalog order without duplicates."""
-        seen: dict[str, None] = dict.fromkeys(self.product_slugs)
-        for child in self.children.values():
-            seen.update(dict.fromkeys(child.all_product_slugs()))
-        return list(seen)
+        if self.all_slugs_kept is None:
+            seen: dict[str, None] = dict.fromkeys(self.product_slugs)
+            for child in self.children.values():
+                seen.update(dict.fromkeys(child.all_product_slugs()))
+            self.all_slugs_kept = tuple(seen)
+        return list(self.all_slugs_kept)
 
 
 #: Whether a search with exactly one result sends the browser to that product's page (WooCommerce's default,
@@ -191,6 +196,7 @@ class Shop:
         while stack:
             node = stack.pop()
             node.product_slugs = [new if slug == old else slug for slug in node.product_slugs]
+            node.all_slugs_kept = None
             stack.extend(node.children.values())
 
 

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from personal_envs.webmall.catalog import Catalog, html_to_text, load_catalog, parse_price
 from personal_envs.webmall.shipped_catalog import write_csvs
+from personal_envs.webmall.slugs import wordpress_slug
 
 
 def test_parse_price() -> None:
@@ -36,6 +37,19 @@ def test_shipped_catalog_is_deterministic_and_differs_per_shop(shipped_catalog: 
     trees = [tuple(sorted(s.root.children)) for s in shipped_catalog.shops]
     assert len(set(trees)) == 4
     assert all(p.attributes.get("model") for p in shipped_catalog.all_products())
+
+
+def test_category_product_lists_follow_a_renamed_slug() -> None:
+    shop = load_catalog(None).shop(1)
+    product = shop.products[0]
+    old = product.slug
+    categories = [shop.category([wordpress_slug(part) or "category" for part in path]) for path in product.categories]
+    before = [node.all_product_slugs() for node in (shop.root, *categories) if node is not None]
+    assert len(before) >= 2 and all(old in slugs for slugs in before)
+    shop.rename_slug(old, "renamed-product")
+    after = [node.all_product_slugs() for node in (shop.root, *categories) if node is not None]
+    assert all("renamed-product" in slugs and old not in slugs for slugs in after)
+    assert [len(slugs) for slugs in after] == [len(slugs) for slugs in before]
 
 
 def test_shipped_catalog_exports_in_official_schema(tmp_path: Path) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -39,6 +38,7 @@ from personal_envs.textmode.dom import (
     text_changes,
 )
 from personal_envs.textmode.layout import Box, Layout, ShiftedBoxes, layout_document, same_text_widths
+from personal_envs.textmode.page_cache import PageCache
 
 SESSION_CLOSED = "the browser session is closed"
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
@@ -308,7 +308,7 @@ class TextSession:
         self.restarts = 0
         self.requests = 0
         self._cookies: dict[tuple[str, str, int], dict[str, str]] = {}
-        self._rendered: OrderedDict[tuple[str, int, str], _Rendered] = OrderedDict()
+        self._rendered: PageCache[_Rendered] = PageCache(PAGE_CACHE_SIZE)
         #: How many pages were loaded, and how many of them reused an earlier page's tree.
         self.pages_loaded = 0
         self.pages_reused = 0
@@ -413,10 +413,10 @@ class TextSession:
         key = (url, status, markup)
         rendered = self._rendered.get(key)
         if rendered is not None and rendered.stale:
-            del self._rendered[key]
+            self._rendered.remove(key)
             rendered = None
         if rendered is not None and self._free(rendered, replacing) and rendered.restore():
-            self._rendered.move_to_end(key)
+            self._rendered.touch(key)
             self.pages_reused += 1
             page = TextPage(url, rendered.document, status=status, next_bid=rendered.next_bid, rendered=rendered,
                             _styles=rendered.styles, _layout=rendered.layout)
@@ -442,10 +442,7 @@ class TextSession:
         page.next_bid = stamp_bids(document, 1)
         rendered = _Rendered(document, styles, fields, next_bid=page.next_bid, holder=page)
         page.rendered = rendered
-        self._rendered.pop(key, None)
-        self._rendered[key] = rendered
-        while len(self._rendered) > PAGE_CACHE_SIZE:
-            self._rendered.popitem(last=False)
+        self._rendered.put(key, rendered)
         page.scripts = [script for script in self.scripts if script.applies(page)]
         return page
 
@@ -455,8 +452,8 @@ class TextSession:
         a total): its tree takes the new text and keeps its styles, its AX memo and, when no box moves, its
         layout.  None when there is no such page.  The markups are compared first (:func:`markup_text_changes`);
         ``parse`` gives the new document when the trees must be compared."""
-        for key, rendered in reversed(self._rendered.items()):
-            if key[0] != url or key[1] != status or rendered.stale or not self._free(rendered, replacing):
+        for key, rendered in self._rendered.newest_first(url):
+            if key[1] != status or rendered.stale or not self._free(rendered, replacing):
                 continue
             if not rendered.restore():
                 continue
@@ -477,8 +474,8 @@ class TextSession:
                 rendered.layout = None
             rendered.pristine = None
             rendered.html = None
-            del self._rendered[key]
-            self._rendered[(url, status, markup)] = rendered
+            self._rendered.remove(key)
+            self._rendered.put((url, status, markup), rendered)
             self.pages_loaded_changed += 1
             page = TextPage(url, old, status=status, next_bid=rendered.next_bid, rendered=rendered,
                             _styles=rendered.styles, _layout=rendered.layout)

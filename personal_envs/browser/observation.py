@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,7 +60,7 @@ class PageObservation:
     tabs: tuple[str, ...]
     active_tab: int
     focused_bid: str
-    elements: dict[str, ElementInfo] = field(default_factory=dict)
+    elements: Mapping[str, ElementInfo] = field(default_factory=dict)
     error: str = ""
 
     @classmethod

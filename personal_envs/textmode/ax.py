@@ -782,7 +782,8 @@ def snapshot_bids(document: Document, listeners: frozenset[int], walker: AxWalke
 
 def render_browsergym(document: Document, styles: StyleResolver, facts: PageFacts, memo: AxMemo | None = None,
                       boxes_by_bid: Mapping[str, Box] | None = None,
-                      bids: tuple[frozenset[str], frozenset[str]] | None = None) -> tuple[str, dict[str, ElementInfo]]:
+                      bids: tuple[frozenset[str], frozenset[str]] | None = None
+                      ) -> tuple[str, Mapping[str, ElementInfo]]:
     """BrowserGym's AX-tree text of ``document`` and its elements by bid.
 
     With a ``memo`` (kept by the caller for the same document), the walk reuses what has not changed since the

@@ -15,7 +15,7 @@ subtree.  A new URL, a focus rule, or a full style reset starts the memo afresh.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from personal_envs.browser import bgym_format
@@ -195,11 +195,48 @@ def flatten(items: Sequence[Record | Fragment], out: list[Record]) -> None:
             out.append(item)  # type: ignore[arg-type]
 
 
+class LazyElements(Mapping[str, ElementInfo]):
+    """The :class:`ElementInfo` of an observation's records by bid, as ``render_dom`` builds them, computed when
+    first read: a step's caller seldom reads them (WebMall only for trajectory viewers), and each is an object the
+    garbage collector tracks."""
+
+    def __init__(self, records: Sequence[Record], memo: AxMemo, boxes: Mapping[str, Box],
+                 clickable: frozenset[str]) -> None:
+        self._source: tuple[Sequence[Record], AxMemo, Mapping[str, Box], frozenset[str]] | None = \
+            (records, memo, boxes, clickable)
+        self._elements: dict[str, ElementInfo] = {}
+
+    def _built(self) -> dict[str, ElementInfo]:
+        source = self._source
+        if source is not None:
+            records, memo, boxes, clickable = source
+            elements = self._elements
+            for record in records:
+                raw_bid = record[1]
+                if raw_bid:
+                    raw_bid = str(raw_bid)
+                    elements[raw_bid] = memo.element(record, raw_bid, boxes.get(raw_bid), raw_bid in clickable)
+            self._source = None
+        return self._elements
+
+    def __getitem__(self, bid: str) -> ElementInfo:
+        return self._built()[bid]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built())
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+    def __repr__(self) -> str:
+        return f"LazyElements({self._built()!r})"
+
+
 def render_lines(records: Sequence[Record], memo: AxMemo, boxes: Mapping[str, Box], clickable: frozenset[str],
-                 marked: frozenset[str], viewport: tuple[float, float]) -> tuple[str, dict[str, ElementInfo]]:
-    """``records`` as :func:`~personal_envs.browser.bgym_format.render_dom` prints them (``boxes`` by bid)."""
+                 marked: frozenset[str], viewport: tuple[float, float]) -> tuple[str, Mapping[str, ElementInfo]]:
+    """``records`` as :func:`~personal_envs.browser.bgym_format.render_dom` prints them (``boxes`` by bid), with
+    their elements by bid (:class:`LazyElements`)."""
     lines: list[str] = []
-    elements: dict[str, ElementInfo] = {}
     ratio = bgym_format.visibility_ratio
     for record in records:
         raw_bid = record[1]
@@ -209,13 +246,11 @@ def render_lines(records: Sequence[Record], memo: AxMemo, boxes: Mapping[str, Bo
         raw_bid = str(raw_bid)
         bid = raw_bid if raw_bid in marked else ""
         extras: tuple[str, ...] = ()
-        box = boxes.get(raw_bid)
         if bid and record[2] != "StaticText":
             is_clickable = bid in clickable
-            is_visible = ratio(box, viewport) >= 0.5
+            is_visible = ratio(boxes.get(raw_bid), viewport) >= 0.5
             extras = ("clickable", "visible") if is_clickable and is_visible else ("clickable",) if is_clickable \
                 else ("visible",) if is_visible else ()
         lines.append(memo.line(record, bid, extras))
-        elements[raw_bid] = memo.element(record, raw_bid, box, raw_bid in clickable)
     memo.prune(len(records))
-    return "\n".join(lines), elements
+    return "\n".join(lines), LazyElements(records, memo, boxes, clickable)

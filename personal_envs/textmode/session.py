@@ -91,7 +91,7 @@ class _Rendered:
     fields: list[tuple[Element, str, bool, bool]]
     layout: Layout | None = None
     next_bid: int = 1
-    pristine: tuple[str, dict[str, ElementInfo]] | None = None
+    pristine: tuple[str, Mapping[str, ElementInfo]] | None = None
     holder: TextPage | None = None
     #: A script changed the tree: it is no longer the page as loaded and is not reused.
     stale: bool = False
@@ -142,7 +142,7 @@ class TextPage:
     scripts: list[PageScript] = field(default_factory=list)
     version: int = 0
     rendered: _Rendered | None = None
-    observed: tuple[int, float, str, dict[str, ElementInfo]] | None = None
+    observed: tuple[int, float, str, Mapping[str, ElementInfo]] | None = None
     _styles: StyleResolver | None = None
     _layout: Layout | None = None
     _memo: AxMemo | None = None
@@ -373,7 +373,8 @@ class TextSession:
             return PageObservation.empty(SESSION_CLOSED)
         page = self.page
         assert page is not None
-        text, elements = "", dict[str, ElementInfo]()
+        text: str = ""
+        elements: Mapping[str, ElementInfo] = {}
         if axtree or set_of_marks:
             text, elements = self._ax_text(page)
         return PageObservation(url=page.url, title=page.document.title, axtree=text if axtree else "",
@@ -381,7 +382,7 @@ class TextSession:
                                active_tab=self._active, focused_bid=page.focused.bid if page.focused else "",
                                elements=elements, error=self.last_error)
 
-    def _ax_text(self, page: TextPage) -> tuple[str, dict[str, ElementInfo]]:
+    def _ax_text(self, page: TextPage) -> tuple[str, Mapping[str, ElementInfo]]:
         observed = page.observed
         if observed is not None and observed[0] == page.version and observed[1] == page.scroll_y:
             return observed[2], observed[3]

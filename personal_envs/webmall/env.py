@@ -19,6 +19,7 @@ so far, step by step).  The AX tree is BrowserGym's text by default (``axtree_fo
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from gymnasium import spaces
 
 from personal_envs.browser import BROWSER_ACTION_SPECS, BrowserHost, BrowserSession, PageObservation
 from personal_envs.browser.bgym_actions import decode_browser_action
+from personal_envs.browser.observation import ElementInfo
 from personal_envs.browser.session import AXTREE_BACKENDS, AXTREE_FORMATS, AxTreeBackend, AxTreeFormat
 from personal_envs.core.actions import Action, ActionSpec, Param
 from personal_envs.core.download import data_home
@@ -455,7 +457,7 @@ class WebMallEnv(PersonalEnv):
             obs["url"] = page.url[:MAX_URL_CHARS]
             tabs = "\n".join(f"{'*' if i == page.active_tab else ' '} [{i}] {url}" for i, url in enumerate(page.tabs))
             obs["open_tabs"] = tabs[: MAX_URL_CHARS * 4]
-        self._page_elements = dict(page.elements) if page is not None else {}
+        self._page_elements: Mapping[str, ElementInfo] = page.elements if page is not None else {}
         if self.use_axtree:
             obs["axtree"] = (page.axtree if page is not None else "")[:MAX_AXTREE_CHARS]
         if self.use_screenshot:

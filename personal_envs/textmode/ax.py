@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from personal_envs.browser import bgym_format
 from personal_envs.browser.observation import ElementInfo
@@ -462,7 +463,7 @@ class AxWalker:
     def href(self, el: Element) -> str:
         raw = el.attrs.get("href", "")
         try:
-            return urljoin(self.facts.url, raw.strip())
+            return joined_url(self.facts.url, raw.strip())
         except ValueError:
             return raw
 
@@ -737,6 +738,26 @@ class AxWalker:
         memo.finish()
         flatten(top, self.out)
         return self.out
+
+
+def joined_url(base: str, link: str) -> str:
+    """``urljoin(base, link)``, kept: a site's pages repeat their links.  An absolute URL or path reads only the
+    base's scheme and authority, so those links are kept by that part of the base (one entry for every page of a
+    site), the others by the whole base."""
+    if link.startswith(("/", "http://", "https://")):
+        base = _authority(base)
+    return _joined(base, link)
+
+
+@lru_cache(maxsize=4096)
+def _authority(base: str) -> str:
+    parts = urlsplit(base)
+    return f"{parts.scheme}://{parts.netloc}/" if parts.scheme and parts.netloc else base
+
+
+@lru_cache(maxsize=65536)
+def _joined(base: str, link: str) -> str:
+    return urljoin(base, link)
 
 
 def _tabindex(el: Element) -> int:

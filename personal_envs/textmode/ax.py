@@ -85,7 +85,9 @@ _MAX_NODES = 20000
 
 def clip(text: str | None) -> str:
     """A name as BrowserGym's text keeps it: runs of ASCII whitespace made one space, one space cut at each end."""
-    text = _WS.sub(" ", text or "")
+    text = text or ""
+    if not text.isprintable() or "  " in text:  # else no tab, line break, form feed or run of spaces to collapse
+        text = _WS.sub(" ", text)
     if text.startswith(" "):
         text = text[1:]
     if text.endswith(" "):

@@ -39,6 +39,9 @@ from personal_envs.core.task import Evaluation
 from personal_envs.textmode.session import TextSession
 from personal_envs.webmall.catalog import Catalog, find_product_csvs, load_catalog
 from personal_envs.webmall.generator import generate_tasks
+from personal_envs.webmall.official_dom import document_tree
+from personal_envs.webmall.official_eval import PageSummary
+from personal_envs.webmall.official_html import Node
 from personal_envs.webmall.reconcile import reconcile_answer_slugs
 from personal_envs.webmall.server import ShopCluster
 from personal_envs.webmall.solution_page import is_solution_url, load_solution_texts, read_submission
@@ -417,8 +420,19 @@ class WebMallEnv(PersonalEnv):
             except Exception:  # noqa: BLE001 - an unreadable page shows no confirmation
                 return ""
 
+        # the text mode's document is read as it is: no need to write the page out and parse it back
+        def summary() -> PageSummary:
+            assert isinstance(session, TextSession) and session.page is not None
+            return PageSummary(*session.page.class_names_and_links())
+
+        def tree() -> Node | None:
+            assert isinstance(session, TextSession) and session.page is not None
+            return document_tree(session.page.document)
+
+        in_text_mode = isinstance(session, TextSession) and not session.closed and session.page is not None
         submitted = self.world.submission if result.info.get("submitted") else None
-        verdict = episode.validate(page_url, html, submitted=submitted, last_message=messages[-1] if messages else "")
+        verdict = episode.validate(page_url, html, submitted=submitted, last_message=messages[-1] if messages else "",
+                                   summary=summary if in_text_mode else None, tree=tree if in_text_mode else None)
         if verdict.done and not result.terminated:
             result.terminated = True
             result.info["done_message"] = True

@@ -154,9 +154,21 @@ def check_string(final_text: str, cps: Sequence[Checkpoint]) -> tuple[float, lis
     return score, wrong
 
 
+#: The classes of the notices a product page shows after adding to the cart, and of the link a listing shows.
+_NOTICE_CLASSES = ("woocommerce-message", "wc-block-components-notice-banner__content")
+_ADDED_CLASS = "added_to_cart"
+#: A class attribute holding one of those names, as a serialized page writes it (always in double quotes, a quote
+#: inside escaped); the shops' scripts name the classes too, but not in an attribute.
+_CLASS_ATTRIBUTE = {name: re.compile(r'\sclass="[^"]*' + re.escape(name)) for name in (*_NOTICE_CLASSES, _ADDED_CLASS)}
+
+
+def _class_in_markup(html: str, name: str) -> bool:
+    """False only when no element of the serialized page ``html`` can have the class ``name``."""
+    return name in html and _CLASS_ATTRIBUTE[name].search(html) is not None
+
+
 def _cart_detected(page_url: str, doc: Node, slug: str) -> bool:
-    if slug in page_url and (doc.select(cls="woocommerce-message")
-                             or doc.select(cls="wc-block-components-notice-banner__content")):
+    if slug in page_url and any(doc.select(cls=name) for name in _NOTICE_CLASSES):
         return True
     if "/cart" in page_url:
         rows = doc.elements(lambda n: (n.tag == "tr" and bool({"wc-block-cart-items__row", "cart_item"} & n.classes))
@@ -167,18 +179,63 @@ def _cart_detected(page_url: str, doc: Node, slug: str) -> bool:
                 return True
     for item in doc.select("li", "product"):
         link = item.first_link()
-        if link is not None and slug in link.attrs["href"] and item.select("a", "added_to_cart"):
+        if link is not None and slug in link.attrs["href"] and item.select("a", _ADDED_CLASS):
             return True
     return False
 
 
-def cart_may_show(page_url: str, html: str, cps: Sequence[Checkpoint]) -> bool:
-    """False only when :func:`check_cart` cannot detect any of ``cps`` on this page, so the page need not be parsed:
-    every detection needs the product's slug in the page URL or in a link's ``href`` (and so in the HTML, unless
-    the slug holds a character HTML escapes)."""
+@dataclass(frozen=True)
+class PageSummary:
+    """What the cart checks read of a page that its caller knows without serializing it: the class names its
+    elements have, and the ``href`` values of its ``a`` elements (as attributes, unescaped)."""
+
+    class_names: frozenset[str]
+    link_hrefs: frozenset[str]
+
+
+def cart_may_show(page_url: str, html: str | Callable[[], str], cps: Sequence[Checkpoint],
+                  summary: PageSummary | None = None) -> bool:
+    """False only when :func:`check_cart` cannot detect any of ``cps`` on this page, so the page need not be parsed.
+
+    Each way :func:`_cart_detected` detects a product needs an element with a given class and text that the
+    serialized page then holds literally (class names hold no character HTML escapes): a notice class with the slug
+    in the page URL, or the slug in a link's ``href`` (in the HTML, unless the slug holds a character HTML escapes)
+    on a cart page or next to an ``added_to_cart`` link.  ``html`` is the serialized page (``page.content()``:
+    attribute values in double quotes), or a function that serializes it, called only when needed; with the page's
+    ``summary`` it is not needed (the parsed page has the same elements with the same attributes)."""
+    markup: str | None = None
+
+    def text() -> str:
+        nonlocal markup
+        if markup is None:
+            markup = html() if callable(html) else html
+        return markup
+
+    def has_class(name: str) -> bool:
+        return name in summary.class_names if summary is not None else _class_in_markup(text(), name)
+
+    def linked(slug: str) -> bool:
+        if summary is not None:
+            return any(slug in href for href in summary.link_hrefs)
+        return slug in text() or any(ch in slug for ch in "&<>\"'")
+
+    notice: bool | None = None
+    added: bool | None = None
     for cp in cps:
         slug = _slug(cp.value)
-        if slug and (slug in page_url or slug in html or any(ch in slug for ch in "&<>\"'")):
+        if not slug:
+            continue
+        if slug in page_url:
+            if notice is None:
+                notice = any(has_class(name) for name in _NOTICE_CLASSES)
+            if notice:
+                return True
+        if "/cart" not in page_url:
+            if added is None:
+                added = has_class(_ADDED_CLASS)
+            if not added:
+                continue
+        if linked(slug):
             return True
     return False
 
@@ -289,9 +346,13 @@ class OfficialEpisode:
         return "cart" in pending or ("checkout" in pending and "/checkout/order-received" in page_url)
 
     def validate(self, page_url: str, html: str | Callable[[], str], submitted: str | None = None,
-                 last_message: str = "") -> StepVerdict:
+                 last_message: str = "", summary: Callable[[], PageSummary] | None = None,
+                 tree: Callable[[], Node | None] | None = None) -> StepVerdict:
         """One official validation: ``submitted`` is the text the solution page shows (None: no submission on
-        this page), ``last_message`` the last chat message of the agent ("Done" in it ends the episode)."""
+        this page), ``last_message`` the last chat message of the agent ("Done" in it ends the episode).
+        ``html`` may be a function that serializes the page, called only when a check reads the markup;
+        ``summary``, when given, returns the page's :class:`PageSummary` (see :func:`cart_may_show`); ``tree``,
+        when given, the tree parsing the page would give (None: parse it)."""
         pending = {cp.type for cp in self.checkpoints if not cp.flag} | {"string"}
         by_type: dict[str, list[Checkpoint]] = {}
         for cp in self.checkpoints:
@@ -308,6 +369,8 @@ class OfficialEpisode:
         def page() -> Node:
             nonlocal doc
             if doc is None:
+                doc = tree() if tree is not None else None
+            if doc is None:
                 doc = parsed_page(text())
             return doc
 
@@ -316,7 +379,8 @@ class OfficialEpisode:
         if "url" in pending:
             score += check_url(page_url, by_type.get("url", []))
         carts = by_type.get("cart", [])
-        if "cart" in pending and cart_may_show(page_url, text(), carts):  # else check_cart gives (0.0, [])
+        if "cart" in pending and cart_may_show(page_url, text, carts, None if summary is None else summary()):
+            # else check_cart gives (0.0, [])
             got, bad = check_cart(page_url, page(), carts)
             score, wrong = score + got, wrong + bad
         if "checkout" in pending and "/checkout/order-received" in page_url:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 
@@ -20,6 +21,7 @@ from personal_envs.webmall.layouts import layout_for
 from personal_envs.webmall.listing import catalog_listing
 from personal_envs.webmall.official_eval import (
     OfficialEpisode,
+    PageSummary,
     build_checklist,
     cart_may_show,
     check_cart,
@@ -247,23 +249,102 @@ def test_a_page_without_the_products_slug_is_not_parsed_and_scores_as_if_it_were
     layout, product = _shop_pages()
     other = load_catalog().shop(1).products[1]
     url = f"{A}{product.path}"
-    pages = {
-        f"{A}{other.path}/": layout.document("p", layout.product_page(other, "added"), cart_count=1),
-        f"{A}{product.path}/": layout.document("p", layout.product_page(product, "added"), cart_count=1),
-        f"{A}/cart/": layout.document("c", layout.cart_page([(other, 1)], ""), cart_count=1),
-        f"{A}/shop/": layout.document("l", layout.listing("Shop", catalog_listing([other], "/shop/")), cart_count=1),
+    listed = layout.document("l", layout.listing("Shop", catalog_listing([other, product], "/shop/")), cart_count=1)
+    added = listed.replace("ajax_add_to_cart\"", "ajax_add_to_cart added\"").replace(
+        "</a></li>", '</a><a href="/cart/" class="added_to_cart wc-forward" title="View cart">View cart</a></li>')
+    pages = {  # URL -> (markup, whether the page may show the product added)
+        f"{A}{other.path}/": (layout.document("p", layout.product_page(other, "added"), cart_count=1), False),
+        f"{A}{product.path}/": (layout.document("p", layout.product_page(product, "added"), cart_count=1), True),
+        f"{A}{product.path}/?plain": (layout.document("p", layout.product_page(product, ""), cart_count=1), False),
+        f"{A}/cart/": (layout.document("c", layout.cart_page([(other, 1)], ""), cart_count=1), False),
+        f"{A}/cart/?both": (layout.document("c", layout.cart_page([(other, 1), (product, 1)], ""), cart_count=2),
+                            True),
+        f"{A}/shop/": (layout.document("l", layout.listing("Shop", catalog_listing([other], "/shop/")),
+                                       cart_count=1), False),
+        f"{A}/shop/?listed": (listed, False),  # the product is linked, but nothing says it was added
+        f"{A}/shop/?added": (added, True),
     }
-    for page_url, markup in pages.items():
+    for page_url, (markup, expected) in pages.items():
         cps = _carts(build_checklist([url], "cart"))
         may = cart_may_show(page_url, markup, cps)
-        assert may == (product.slug in page_url)
-        assert may or check_cart(page_url, parse_html(markup), cps) == (0.0, [])
+        assert may == expected, page_url
+        found = check_cart(page_url, parse_html(markup), cps)
+        assert may or found == (0.0, []), page_url  # a page not parsed scores as it would parsed
+        assert found[0] == pytest.approx(0.8 if expected else 0.0), page_url
+    pages = {page_url: markup for page_url, (markup, _) in pages.items()}
     episode = OfficialEpisode("Webmall_Add_To_Cart_Task1", "cart", (url,))
     parsed_page.cache_clear()
     assert episode.validate(f"{A}/shop/", pages[f"{A}/shop/"]).score == 0.0
     assert parsed_page.cache_info().misses == 0  # not parsed
     assert episode.validate(f"{A}{product.path}/", pages[f"{A}{product.path}/"]).score > 0
     assert parsed_page.cache_info().misses == 1
+    # given the page's class names, a page without a confirmation is not even serialized
+    serialized: list[str] = []
+
+    def serialize(markup: str) -> Callable[[], str]:
+        return lambda: serialized.append(markup) or markup
+
+    for page_url, markup in pages.items():
+        episode = OfficialEpisode("Webmall_Add_To_Cart_Task1", "cart", (url,))
+        verdict = episode.validate(page_url, serialize(markup), summary=lambda markup=markup: _summary(markup))
+        again = OfficialEpisode("Webmall_Add_To_Cart_Task1", "cart", (url,)).validate(page_url, markup)
+        assert verdict.score == again.score
+    assert len(serialized) == 3  # only the pages that do confirm it: serialized to be parsed
+
+
+def _summary(markup: str) -> PageSummary:
+    """The class names and link targets of the page parsed from ``markup``."""
+    nodes = list(parse_html(markup).iter())
+    return PageSummary(frozenset(name for node in nodes for name in node.classes),
+                       frozenset(node.attrs["href"] for node in nodes if node.tag == "a" and "href" in node.attrs))
+
+
+def _no_markup() -> str:
+    raise AssertionError("the page was serialized")
+
+
+def test_pages_of_a_random_walk_skipped_by_the_filter_score_as_parsed() -> None:
+    """On every page of a seeded random walk through the text-mode shops (biased to add products to the cart), for
+    every product the page links: when :func:`cart_may_show` skips the page, :func:`check_cart` on the parsed page
+    finds nothing either, with the markup or with the page's :class:`PageSummary` (class names and links); and the
+    filter lets through the pages that do confirm an added product."""
+    import gymnasium as gym
+    import numpy as np
+
+    import personal_envs  # noqa: F401 - registers the envs
+    from personal_envs.textmode.parity import random_web_action
+
+    env: Any = gym.make("WebMall-v0", data_dir="shipped", render="text")
+    rng = np.random.default_rng(5)
+    origins = list(env.unwrapped.origins.values())[:4]
+    skipped = confirmed = 0
+    try:
+        obs, _ = env.reset(seed=5)
+        for _ in range(150):
+            adds = re.findall(r"\[(\w+)\] (?:button|link) '[^']*[Cc]art[^']*'", obs["axtree"])
+            action = ({"name": "click", "arguments": {"bid": adds[int(rng.integers(len(adds)))]}}
+                      if adds and rng.random() < 0.5 else random_web_action(obs["axtree"], origins, rng))
+            obs, _, terminated, truncated, _ = env.step(action)
+            session = env.unwrapped.world.session
+            page_url, markup = session.page.url, session.page.html()
+            links = {urljoin(page_url, href).rstrip("/") for href in re.findall(r'href="([^"]*/product/[^"]+)"', markup)}
+            doc = parse_html(markup)
+            summary = PageSummary(*session.page.class_names_and_links())
+            assert summary == _summary(markup)  # the DOM's, equal to those of the page parsed from its markup
+            for link in sorted(links):
+                may = cart_may_show(page_url, markup, _carts(build_checklist([link], "cart")))
+                may_summary = cart_may_show(page_url, _no_markup, _carts(build_checklist([link], "cart")), summary)
+                score, wrong = check_cart(page_url, doc, _carts(build_checklist([link], "cart")))
+                assert may or (score, wrong) == (0.0, []), (page_url, link)
+                assert may_summary or (score, wrong) == (0.0, []), (page_url, link)
+                assert may_summary <= may  # links only: no less strict than the markup
+                skipped += not may
+                confirmed += score > 0
+            if terminated or truncated:
+                obs, _ = env.reset()
+    finally:
+        env.close()
+    assert skipped > 150 and confirmed > 20, (skipped, confirmed)
 
 
 DETAILS = {"name": "Jessica Morgan", "street": "Maple Avenue", "house_number": "742", "zip": "60614",

@@ -151,6 +151,7 @@ class TextPage:
     _boxes: tuple[Layout, dict[str, Box]] | None = None
     _bids: tuple[tuple[int, int, frozenset[int]], tuple[frozenset[str], frozenset[str]]] | None = None
     _html: str | None = None
+    _classes_and_links: tuple[int, frozenset[str], frozenset[str]] | None = None
 
     @property
     def memo(self) -> AxMemo:
@@ -167,7 +168,8 @@ class TextPage:
             return
         changed, restyled, relayout, everything = document.take_changes()
         self.version += 1
-        self._html = None
+        if relayout or everything:  # text, attributes, children: the markup differs (form state is not in it)
+            self._html = None
         if everything:
             if self._styles is not None:
                 self._styles.invalidate()
@@ -249,6 +251,18 @@ class TextPage:
         observation are computed again from scratch, and the page's tree is not reused."""
         self.document.changed_everything()
         self.sync()
+
+    def class_names_and_links(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The class names the document's elements have and the ``href`` values of its ``a`` elements (kept while
+        its structure and attributes are the same)."""
+        document = self.document
+        if self._classes_and_links is None or self._classes_and_links[0] != document.generation:
+            elements = list(document.iter())
+            names = frozenset().union(*{element.classes for element in elements})
+            hrefs = frozenset(href for element in elements if element.tag == "a"
+                              and (href := element.attrs.get("href")) is not None)
+            self._classes_and_links = (document.generation, names, hrefs)
+        return self._classes_and_links[1], self._classes_and_links[2]
 
     def html(self) -> str:
         """The current document as HTML (the browser's ``page.content()``)."""

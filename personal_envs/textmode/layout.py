@@ -215,6 +215,7 @@ class _Engine:
         self._signature: dict[int, int] = {}
         self._style_ids: dict[int, int] = {}
         self._in_list: set[int] = set()
+        self._first_seen: set[int] = set()
 
     def reuse(self, root: Element, memo: SubtreeMemo) -> None:
         """Reuse the boxes of blocks of ``root``'s subtree that ``memo`` saw laid out before, and keep the new
@@ -224,6 +225,7 @@ class _Engine:
         numbering = memo.number(root, self.styles)
         self._elements, self._position, self._end = numbering.elements, numbering.position, numbering.end
         self._signature, self._style_ids, self._in_list = numbering.signature, numbering.style, numbering.in_list
+        self._first_seen = numbering.first_seen
 
     # ------------------------------------------------------------------------------------------ style reads
     def font(self, el: Element) -> tuple[FontMetrics, float, float]:
@@ -429,14 +431,19 @@ class _Engine:
         """Lay out ``el`` as a block at (x, y) in ``width`` (its margin box); returns its margin-box height.
 
         A block laid out before with the same subtree, at the same place and in the same context comes from the
-        memo (:meth:`reuse`); a new one is kept there.  (The memo's work is done in helpers that return before the
-        layout recurses, so that a deep document nests no deeper than without it.)"""
+        memo (:meth:`reuse`); a new one is kept there once its subtree was seen in an earlier document (the
+        subtrees only one page has, such as the page's body, are the largest to keep and never found again).
+        (The memo's work is done in helpers that return before the layout recurses, so that a deep document nests
+        no deeper than without it.)"""
         key = self._memo_key(el, x, y, width, shrink) if self._memo is not None else None
         if key is not None:
             found = self._memo.blocks.get(key)  # type: ignore[union-attr]
             if found is not None:
                 return self._replay(el, found)
-            marks = (len(self.layout.order), len(self._collapse_log), len(self._clip_log))
+            if id(el) in self._first_seen:
+                key = None
+            else:
+                marks = (len(self.layout.order), len(self._collapse_log), len(self._clip_log))
         style = self.styles.style(el)
         size = self.font_size(el)
         margin, padding, border = self._edges(el, width)

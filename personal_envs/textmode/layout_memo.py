@@ -47,7 +47,8 @@ LaidOutBlock = tuple[float, "array[int]", "array[float]", tuple[tuple[int, Box],
 
 class Numbering:
     """A document's elements in preorder, each element's position there and the end of its subtree (by ``id``),
-    its signature, the number of its computed style, and the elements that lie inside a list (``ul`` / ``ol``)."""
+    its signature, the number of its computed style, the elements that lie inside a list (``ul`` / ``ol``) and
+    those whose subtree no document had before."""
 
     def __init__(self, memo: SubtreeMemo, styles: StyleResolver, root: Element) -> None:
         self.elements: list[Element] = []
@@ -56,6 +57,9 @@ class Numbering:
         self.signature: dict[int, int] = {}
         self.style: dict[int, int] = {}
         self.in_list: set[int] = set()
+        #: Elements whose signature no document numbered before (a block first seen is not kept: see
+        #: :meth:`_Engine.block`).
+        self.first_seen: set[int] = set()
         self._memo = memo
         self._styles = styles
         self._visit(root, False, False)
@@ -85,11 +89,17 @@ class Numbering:
                     parts.append(self._visit(child, inner, within))
             self.end[key_id] = len(elements)
             computed = element.style_cache if element.style_token == styles.token else styles.style(element)
-            items = tuple(computed.items())  # type: ignore[union-attr]
             memo = self._memo
-            style = memo.styles.get(items)
-            if style is None:
-                style = memo.styles[items] = next(memo.counter)
+            known = memo.style_of.get(id(computed))
+            if known is not None and known[0] is computed:  # a computed style shared by many elements
+                style = known[1]
+            else:
+                items = tuple(computed.items())  # type: ignore[union-attr]
+                number = memo.styles.get(items)
+                if number is None:
+                    number = memo.styles[items] = next(memo.counter)
+                memo.style_of[id(computed)] = (computed, number)  # type: ignore[assignment]
+                style = number
             self.style[key_id] = style
             if tag in _READ_ATTRS:
                 attrs = element.attrs
@@ -101,6 +111,7 @@ class Numbering:
         found = signatures.get(key)
         if found is None:
             found = signatures[key] = next(self._memo.counter)
+            self.first_seen.add(key_id)
         self.signature[key_id] = found
         return found
 
@@ -111,6 +122,9 @@ class SubtreeMemo:
     def __init__(self) -> None:
         #: Numbers of computed styles and of subtrees (one counter for both).
         self.styles: dict[tuple[tuple[str, str], ...], int] = {}
+        #: The same numbers by computed style object (kept with it: its id stays its own), for the styles that
+        #: elements share (:meth:`~personal_envs.textmode.css.StyleResolver.style`).
+        self.style_of: dict[int, tuple[dict[str, str], int]] = {}
         self.signatures: dict[tuple[object, ...], int] = {}
         self.counter = itertools.count(1)
         self.blocks: dict[BlockKey, LaidOutBlock] = {}
@@ -126,9 +140,10 @@ class SubtreeMemo:
         """Start over when the tables grew past their bounds (only between two layouts: a signature handed out
         must keep its meaning while a document is laid out)."""
         if len(self.signatures) > _MAX_SIGNATURES or self._boxes_kept > _MAX_BOXES or \
-                len(self.edges) + len(self.max_content) > _MAX_SIGNATURES:
+                len(self.edges) + len(self.max_content) + len(self.style_of) > _MAX_SIGNATURES:
             self._boxes_kept = 0
             self.styles.clear()
+            self.style_of.clear()
             self.signatures.clear()
             self.blocks.clear()
             self.edges.clear()

@@ -56,7 +56,32 @@ def test_a_changed_subtree_is_not_taken_from_the_memo() -> None:
     hits = memo.hits
     assert _flat(layout_document(document, styles, VIEWPORT, memo=memo)) == \
         _flat(layout_document(document, styles, VIEWPORT, reuse=False))
-    assert memo.hits > hits  # the same page again comes from the memo
+    # a block is kept from the second document that has it on (the first one's are mostly its own)
+    assert memo.hits == hits
+    document, styles = _fresh(first)
+    assert _flat(layout_document(document, styles, VIEWPORT, memo=memo)) == \
+        _flat(layout_document(document, styles, VIEWPORT, reuse=False))
+    assert memo.hits > hits  # the same page a third time comes from the memo
+
+
+def test_a_block_is_kept_from_its_second_sighting() -> None:
+    """Blocks only one document has (its body, its main content) are not kept; blocks two documents share are."""
+    shared = "<div class='nav' style='width:200px'><a href='/'>Home</a> <a href='/shop'>Shop</a></div>"
+    pages = [f"<html><body>{shared}<div style='padding:3px'>page {n} {'words ' * n}</div></body></html>"
+             for n in range(1, 5)]
+    memo = SubtreeMemo()
+    layout_document(*_fresh(pages[0]), VIEWPORT, memo=memo)
+    assert not memo.blocks  # everything was new
+    layout_document(*_fresh(pages[1]), VIEWPORT, memo=memo)
+    kept = len(memo.blocks)
+    assert kept > 0  # the shared navigation (and what lies inside it)
+    hits = memo.hits
+    for markup in pages[2:]:
+        document, styles = _fresh(markup)
+        assert _flat(layout_document(document, styles, VIEWPORT, memo=memo)) == \
+            _flat(layout_document(document, styles, VIEWPORT, reuse=False))
+    assert memo.hits > hits
+    assert len(memo.blocks) == kept  # the pages' own content is never kept
 
 
 @pytest.mark.parametrize(("opening", "closing", "depth"), [

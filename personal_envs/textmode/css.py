@@ -266,6 +266,11 @@ class RuleIndex:
         self._candidates: dict[tuple[str, str | None, frozenset[str]], tuple[Rule, ...]] = {}
         #: True when a rule depends on the focus (``:focus``).
         self.has_focus_rules = any(part.focus for rule in self.rules for part in rule.selector.parts)
+        #: Computed styles shared by the elements that compute the same one (see :meth:`StyleResolver.style`), by
+        #: ``(id(parent's computed style), tag, ids of the matched rules, style attribute)``, each with the parent's
+        #: style it was computed from.
+        self.shared: dict[tuple[int, str, tuple[int, ...], str | None], tuple[dict[str, str] | None,
+                                                                            dict[str, str]]] = {}
 
     def candidates(self, element: Element) -> tuple[Rule, ...]:
         """The rules that may match ``element`` (those its tag, id and classes select), in cascade order."""
@@ -317,23 +322,40 @@ class StyleResolver:
         for node in element.iter():
             node.style_token = -1
 
-    def _declared(self, element: Element) -> dict[str, str]:
-        declared: dict[str, str] = {}
-        focused = self.focused
-        for rule in self.index.candidates(element):
-            if rule.selector.matches(element, focused):
-                declared.update(rule.declarations)
-        style = element.attrs.get("style")
-        if style:
-            declared.update(parse_declarations(style))
-        return declared
-
     def style(self, element: Element) -> dict[str, str]:
-        """The element's computed properties (only those the text mode reads; see :data:`INHERITED`)."""
+        """The element's computed properties (only those the text mode reads; see :data:`INHERITED`).
+
+        The result is shared, and must not be changed: elements whose parents share a computed style and that
+        have the same tag, match the same rules and have the same ``style`` attribute share one (a page's list
+        items, cards and links mostly do, and so do those of the other pages of the site)."""
         if element.style_token == self.token:
             return element.style_cache  # type: ignore[return-value]
         parent = element.parent
         parent_style = self.style(parent) if parent is not None and not isinstance(parent, Document) else None
+        focused = self.focused
+        matched = [rule for rule in self.index.candidates(element) if rule.selector.matches(element, focused)]
+        inline = element.attrs.get("style")
+        key = (id(parent_style), element.tag, tuple(map(id, matched)), inline)
+        shared = self.index.shared
+        found = shared.get(key)
+        if found is not None and found[0] is parent_style:
+            computed = found[1]
+        else:
+            computed = self._compute(element, parent_style, matched, inline)
+            if len(shared) >= 32768:
+                shared.clear()
+            shared[key] = (parent_style, computed)
+        element.style_cache = computed
+        element.style_token = self.token
+        return computed
+
+    def _compute(self, element: Element, parent_style: dict[str, str] | None, matched: list[Rule],
+                 inline: str | None) -> dict[str, str]:
+        declared: dict[str, str] = {}
+        for rule in matched:
+            declared.update(rule.declarations)
+        if inline:
+            declared.update(parse_declarations(inline))
         if parent_style is None:
             computed = dict(INITIAL)
             parent_rendered = True
@@ -341,7 +363,6 @@ class StyleResolver:
             computed = {key: parent_style[key] for key in _INHERITED_ORDER}
             parent_rendered = parent_style[RENDERED] == "1"
         computed["display"] = UA_DISPLAY.get(element.tag, "inline")
-        declared = self._declared(element)
         if "font-size" in declared:
             computed[FONT_SIZE_DECLARED] = "1"
         for key, value in declared.items():
@@ -352,8 +373,6 @@ class StyleResolver:
             else:
                 computed[key] = value
         computed[RENDERED] = "1" if parent_rendered and computed["display"] != "none" else ""
-        element.style_cache = computed
-        element.style_token = self.token
         return computed
 
     def display(self, element: Element) -> str:

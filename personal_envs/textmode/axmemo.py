@@ -53,6 +53,11 @@ class Fragment:
         self.count = 1
 
 
+#: How a record's line is shown (:meth:`AxMemo.line`): with its bid, and the extras BrowserGym adds after it.
+SHOWS_BID, CLICKABLE, VISIBLE = 4, 2, 1
+EXTRAS: tuple[tuple[str, ...], ...] = ((), ("visible",), ("clickable",), ("clickable", "visible"))
+
+
 class AxMemo:
     """The fragments of the last walk of one document, and what changed since."""
 
@@ -66,11 +71,12 @@ class AxMemo:
         #: The walker's caches that follow the document's structure (labels by control, table kinds).
         self.labels: dict[int, list[Element]] | None = None
         self.table_kinds: dict[int, str] = {}
-        #: Printed lines and elements by ``(id(record), ...)``, valid because ``_records`` keeps each such record
+        #: Printed lines and elements by ``id(record)`` (and how it is shown), valid because ``_records`` keeps each
+        #: such record
         #: alive (no other object can take its id) until :meth:`prune` forgets all three.  Keys, lines and
         #: untracked records are objects the garbage collector does not track.
         self._records: dict[int, Record] = {}
-        self._lines: dict[tuple[int, str, tuple[str, ...]], str] = {}
+        self._lines: dict[int, str] = {}
         self._elements: dict[tuple[int, str, Box | None, bool], ElementInfo] = {}
 
     def clear(self) -> None:
@@ -134,12 +140,16 @@ class AxMemo:
             self.entries = live
 
     # ------------------------------------------------------------------------------------------ printing
-    def line(self, record: Record, bid: str, extras: tuple[str, ...]) -> str:
-        """The printed line of ``record`` (kept until :meth:`prune`)."""
-        key = (id(record), bid, extras)
+    def line(self, record: Record, bid: str, shown: int) -> str:
+        """The printed line of ``record`` (kept until :meth:`prune`): with ``bid`` when ``shown`` has
+        :data:`SHOWS_BID` (the record's own bid), and the extras :data:`EXTRAS` names by its two low bits."""
+        key = id(record) << 3 | shown
         line = self._lines.get(key)
         if line is not None:
             return line
+        extras = EXTRAS[shown & 3]
+        if not shown & SHOWS_BID:
+            bid = ""
         shared_key = (record, bid, extras)
         line = _SHARED_LINES.get(shared_key)
         if line is None:
@@ -151,7 +161,7 @@ class AxMemo:
                 _SHARED_LINES.clear()
             _SHARED_LINES[shared_key] = line
         self._lines[key] = line
-        self._records[key[0]] = record
+        self._records[id(record)] = record
         return line
 
     def element(self, record: Record, bid: str, box: Box | None, clickable: bool) -> ElementInfo:
@@ -232,25 +242,39 @@ class LazyElements(Mapping[str, ElementInfo]):
         return f"LazyElements({self._built()!r})"
 
 
+def is_visible(box: Box | None, viewport: tuple[float, float]) -> bool:
+    """``visibility_ratio(box, viewport) >= 0.5`` (BrowserGym's ``visible``), without its arithmetic for the boxes
+    wholly below, or wholly inside, the viewport."""
+    if box is None:
+        return False
+    x, y, width, height = box
+    if y > viewport[1]:  # below the viewport: none of it inside
+        return False
+    right, bottom = x + width, y + height
+    if x >= 0.0 and y >= 0.0 and width >= 0.0 and height >= 0.0 and right <= viewport[0] and \
+            bottom <= viewport[1] and right - x == width and bottom - y == height:
+        return True  # all of it inside, and the sizes exact: a ratio of exactly 1 (or an empty box: 1)
+    return bgym_format.visibility_ratio(box, viewport) >= 0.5
+
+
 def render_lines(records: Sequence[Record], memo: AxMemo, boxes: Mapping[str, Box], clickable: frozenset[str],
                  marked: frozenset[str], viewport: tuple[float, float]) -> tuple[str, Mapping[str, ElementInfo]]:
     """``records`` as :func:`~personal_envs.browser.bgym_format.render_dom` prints them (``boxes`` by bid), with
     their elements by bid (:class:`LazyElements`)."""
     lines: list[str] = []
-    ratio = bgym_format.visibility_ratio
+    append, kept, line, get_box = lines.append, memo._lines.get, memo.line, boxes.get
     for record in records:
         raw_bid = record[1]
-        if not raw_bid:
-            lines.append(memo.line(record, "", ()))
-            continue
-        raw_bid = str(raw_bid)
-        bid = raw_bid if raw_bid in marked else ""
-        extras: tuple[str, ...] = ()
-        if bid and record[2] != "StaticText":
-            is_clickable = bid in clickable
-            is_visible = ratio(boxes.get(raw_bid), viewport) >= 0.5
-            extras = ("clickable", "visible") if is_clickable and is_visible else ("clickable",) if is_clickable \
-                else ("visible",) if is_visible else ()
-        lines.append(memo.line(record, bid, extras))
+        if not raw_bid or str(raw_bid) not in marked:
+            shown = 0
+        elif record[2] == "StaticText":
+            shown = SHOWS_BID
+        else:
+            raw_bid = str(raw_bid)
+            shown = SHOWS_BID | CLICKABLE if raw_bid in clickable else SHOWS_BID
+            if is_visible(get_box(raw_bid), viewport):
+                shown |= VISIBLE
+        printed = kept(id(record) << 3 | shown)  # AxMemo.line's key, looked up here first
+        append(printed if printed is not None else line(record, str(raw_bid) if shown else "", shown))
     memo.prune(len(records))
     return "\n".join(lines), LazyElements(records, memo, boxes, clickable)

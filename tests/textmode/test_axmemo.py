@@ -57,3 +57,25 @@ def test_elements_agree_with_the_printed_lines() -> None:
         for bid, node in printed.items():
             # parse_axtree keeps the comma of a nameless line ("[14] generic, clickable") with the role
             assert (elements[bid].role, elements[bid].name) == (node.role.rstrip(","), node.name), bid
+
+
+def test_is_visible_is_browsergyms_visibility_test() -> None:
+    from personal_envs.browser.bgym_format import visibility_ratio
+    from personal_envs.textmode.axmemo import is_visible
+
+    rng = np.random.default_rng(3)
+    edges = [0.0, -0.0, 1.0, 0.5, 359.75, 360.0, 719.9999999999999, 720.0, 720.0000000000001, 1280.0, -1.0, 1e-300,
+             5e-324, 1e-9, 1e300]
+    viewports = [(1280.0, 720.0), (800.0, 600.0), (0.0, 0.0)]
+    boxes = [(float(rng.choice(edges)) if rng.random() < 0.5 else float(rng.uniform(-400, 1600)),
+              float(rng.choice(edges)) if rng.random() < 0.5 else float(rng.uniform(-800, 3000)),
+              float(rng.choice(edges)) if rng.random() < 0.5 else float(rng.uniform(-50, 900)),
+              float(rng.choice(edges)) if rng.random() < 0.5 else float(rng.uniform(-50, 900))) for _ in range(20000)]
+    shown = 0
+    for viewport in viewports:
+        for box in boxes:
+            expected = visibility_ratio(box, viewport) >= 0.5
+            assert is_visible(box, viewport) == expected, (box, viewport)
+            shown += expected
+        assert is_visible(None, viewport) is False
+    assert 0 < shown < len(boxes) * len(viewports)

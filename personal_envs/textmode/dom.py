@@ -570,7 +570,9 @@ class _Builder(HTMLParser):
 
     # ------------------------------------------------------------------------------------------ events
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = {key: value or "" for key, value in attrs}
+        values: dict[str, str] = dict(attrs)  # type: ignore[arg-type]
+        if None in values.values():  # a bare name from HTMLParser: "" (our tokenizer gives "" already)
+            values = {key: value or "" for key, value in attrs}
         if tag == "html":
             if len(self.stack) == 1:
                 element = Element("html", values)

@@ -62,9 +62,19 @@ AJAX_SCRIPT = (
 )
 
 
+#: Escaped texts by text (the shops print the same names, prices and labels on page after page).
+_ESCAPED: dict[str, str] = {}
+
+
 def e(text: object) -> str:
     """HTML-escape anything."""
-    return escape(str(text), quote=True)
+    raw = text if isinstance(text, str) else str(text)
+    escaped = _ESCAPED.get(raw)
+    if escaped is None:
+        if len(_ESCAPED) >= 65536:
+            _ESCAPED.clear()
+        escaped = _ESCAPED[raw] = escape(raw, quote=True)
+    return escaped
 
 
 class Layout:

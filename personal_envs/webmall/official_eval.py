@@ -184,6 +184,19 @@ def _cart_detected(page_url: str, doc: Node, slug: str) -> bool:
     return False
 
 
+def _once(html: str | Callable[[], str]) -> Callable[[], str]:
+    """``html``, or what the function ``html`` returns, computed on the first call only."""
+    markup: str | None = html if isinstance(html, str) else None
+
+    def text() -> str:
+        nonlocal markup
+        if markup is None:
+            markup = html() if callable(html) else html
+        return markup
+
+    return text
+
+
 @dataclass(frozen=True)
 class PageSummary:
     """What the cart checks read of a page that its caller knows without serializing it: the class names its
@@ -203,13 +216,7 @@ def cart_may_show(page_url: str, html: str | Callable[[], str], cps: Sequence[Ch
     on a cart page or next to an ``added_to_cart`` link.  ``html`` is the serialized page (``page.content()``:
     attribute values in double quotes), or a function that serializes it, called only when needed; with the page's
     ``summary`` it is not needed (the parsed page has the same elements with the same attributes)."""
-    markup: str | None = None
-
-    def text() -> str:
-        nonlocal markup
-        if markup is None:
-            markup = html() if callable(html) else html
-        return markup
+    text = _once(html)
 
     def has_class(name: str) -> bool:
         return name in summary.class_names if summary is not None else _class_in_markup(text(), name)
@@ -358,13 +365,7 @@ class OfficialEpisode:
         for cp in self.checkpoints:
             by_type.setdefault(cp.type, []).append(cp)
         doc: Node | None = None
-        markup: str | None = None
-
-        def text() -> str:
-            nonlocal markup
-            if markup is None:
-                markup = html() if callable(html) else html
-            return markup
+        text = _once(html)
 
         def page() -> Node:
             nonlocal doc

@@ -48,6 +48,7 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import personal_envs  # noqa: E402,F401
+import personal_envs.textmode as textmode  # noqa: E402
 from benchmarks._measure import machine  # noqa: E402
 from personal_envs.browserarena.text_parity import random_arena_action, walk_urls  # noqa: E402
 from personal_envs.core.registration import entry_for  # noqa: E402
@@ -301,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(machine(), f"load average {os.getloadavg()[0]:.1f}")
+    print("text mode:", "compiled (scripts/build_native.py)" if textmode.COMPILED else "Python sources")
     print(f"{'id':<34} {'mode':<8} {'workload':<8} {'steps/s wall':>12} {'steps/s cpu':>12} {'resets/s wall':>14} "
           f"{'resets/s cpu':>13}")
     for env_id in args.ids:

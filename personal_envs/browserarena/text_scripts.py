@@ -19,7 +19,8 @@ import re
 
 from personal_envs.browserarena.web.news import CONSENT_COOKIE
 from personal_envs.textmode.dom import Element
-from personal_envs.textmode.session import PageScript, TextPage, TextSession
+from personal_envs.textmode.page_script import PageScript
+from personal_envs.textmode.session import TextPage, TextSession
 
 _CALL = re.compile(r"^\s*(\w+)\s*\(\s*(?:'([^']*)'|\"([^\"]*)\")?\s*\)\s*;?\s*$")
 _TRIES = re.compile(r"^Verification failed \((\d+)\)")

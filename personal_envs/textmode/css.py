@@ -303,9 +303,11 @@ class StyleResolver:
     (:class:`RuleIndex`), in cascade order.
     """
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, index: RuleIndex | None = None) -> None:
+        """``index``: the rules of ``document``'s stylesheets when known (another document's with the same sheets);
+        by default read from its ``<style>`` elements."""
         self.document = document
-        self.index = rule_index(tuple(document.stylesheets()))
+        self.index = index if index is not None else rule_index(tuple(document.stylesheets()))
         self.rules = self.index.rules
         self.focused: Element | None = None
         #: True when a rule depends on the focus (``:focus``): styles are computed again when it moves.

@@ -50,6 +50,9 @@ class Numbering:
     its signature, the number of its computed style, the elements that lie inside a list (``ul`` / ``ol``) and
     those whose subtree no document had before."""
 
+    #: mypyc: the numbering lets go of the memo and the styles once done.
+    __deletable__ = ["_memo", "_styles"]
+
     def __init__(self, memo: SubtreeMemo, styles: StyleResolver, root: Element) -> None:
         self.elements: list[Element] = []
         self.position: dict[int, int] = {}

@@ -39,6 +39,7 @@ from personal_envs.textmode.dom import (
 )
 from personal_envs.textmode.layout import Box, Layout, ShiftedBoxes, layout_document, same_text_widths
 from personal_envs.textmode.page_cache import PageCache
+from personal_envs.textmode.page_script import PageScript
 
 SESSION_CLOSED = "the browser session is closed"
 _BID_PATTERN = re.compile(r"^\[?\s*([A-Za-z0-9_.-]{1,40})\s*\]?$")
@@ -61,25 +62,6 @@ class Site(Protocol):
 
 def _join(*parts: str) -> str:
     return "; ".join(part for part in parts if part)
-
-
-class PageScript:
-    """What a page's own script does, done in Python.  Override what the page's script handles."""
-
-    def applies(self, page: TextPage) -> bool:
-        """True if this script runs on ``page``."""
-        return False
-
-    def listeners(self, page: TextPage) -> list[Element]:
-        """Elements the script listens to for clicks (Chromium flags them ``clickable``)."""
-        return []
-
-    def on_click(self, session: TextSession, page: TextPage, target: Element) -> bool:
-        """A click reached ``target``; True when the script prevented the default action."""
-        return False
-
-    def on_change(self, session: TextSession, page: TextPage, target: Element) -> None:
-        """The value of ``target`` changed (a ``change`` event)."""
 
 
 @dataclass

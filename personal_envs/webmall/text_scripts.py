@@ -15,7 +15,8 @@ from __future__ import annotations
 from urllib.parse import urlencode, urljoin
 
 from personal_envs.textmode.dom import Element
-from personal_envs.textmode.session import PageScript, TextPage, TextSession, json_body
+from personal_envs.textmode.page_script import PageScript
+from personal_envs.textmode.session import TextPage, TextSession, json_body
 from personal_envs.webmall.solution_page import BUTTON_ID, FIELD_ID, RESULT_ID
 
 

@@ -56,8 +56,9 @@ class DiscreteActions(gym.ActionWrapper[Any, Any, Any], gym.utils.RecordConstruc
         self, env: gym.Env[Any, Any], provider: CandidateProvider | None = None, max_actions: int = 64,
         mode: str = "discrete", max_per_family: int = 48,
     ) -> None:
+        # not deep-copied: a provider follows the env it was built for (a copy would copy the whole env)
         gym.utils.RecordConstructorArgs.__init__(self, provider=provider, max_actions=max_actions, mode=mode,
-                                                 max_per_family=max_per_family)
+                                                 max_per_family=max_per_family, _disable_deepcopy=True)
         gym.ActionWrapper.__init__(self, env)
         if mode not in ("discrete", "multidiscrete"):
             raise ValueError(f"mode must be 'discrete' or 'multidiscrete', got {mode!r}")

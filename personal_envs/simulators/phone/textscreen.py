@@ -18,7 +18,6 @@ No screenshot exists in this mode (:meth:`capture` returns ``None`` for it).
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 from collections import OrderedDict
@@ -191,10 +190,7 @@ class TextScreen:
         """The phone stylesheet's resolver, pointed at ``document`` (its rules are parsed and sorted once)."""
         if self._resolver is None:
             self._resolver = StyleResolver(document)
-        resolver = copy.copy(self._resolver)
-        resolver.document = document
-        resolver.invalidate()
-        return resolver
+        return StyleResolver(document, self._resolver.index)
 
     def _current(self) -> _Page:
         if self._page is None:

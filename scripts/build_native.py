@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.machinery
-import json
 import os
 import shutil
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from personal_envs.core.recorder import write_json_atomic  # noqa: E402
 from personal_envs.textmode.native import (  # noqa: E402
     COMPILED_MODULES,
     PACKAGE,
@@ -88,10 +88,7 @@ def build() -> int:
         clean()
         print("a source changed during the build; run it again", file=sys.stderr)
         return 1
-    stamp = {"python": sys.version.split()[0], "sources": digests}
-    temporary = PACKAGE_DIR / f"{STAMP_NAME}.tmp"
-    temporary.write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n")
-    temporary.replace(PACKAGE_DIR / STAMP_NAME)
+    write_json_atomic(PACKAGE_DIR / STAMP_NAME, {"python": sys.version.split()[0], "sources": digests}, indent=1)
     print(f"compiled {len(COMPILED_MODULES)} modules of {PACKAGE}: " + ", ".join(COMPILED_MODULES))
     return 0
 

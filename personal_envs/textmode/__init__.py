@@ -8,5 +8,6 @@ from pathlib import Path
 
 from personal_envs.textmode.native import choose_build
 
-#: True when the parser, cascade, layout and AX walk run compiled (a fresh ``scripts/build_native.py`` build).
+#: True when :data:`~personal_envs.textmode.native.COMPILED_MODULES` run compiled (a fresh
+#: ``scripts/build_native.py`` build).
 COMPILED: bool = choose_build(Path(__file__).resolve().parent)

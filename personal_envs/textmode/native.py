@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-#: The modules ``scripts/build_native.py`` compiles (the parser, the cascade, the layout, the AX walk).
+#: The modules ``scripts/build_native.py`` compiles (parser, cascade, layout, AX walk, page cache, session).
 COMPILED_MODULES: tuple[str, ...] = ("dom", "css", "layout", "layout_memo", "ax", "axmemo", "fastparse", "fonts",
                                      "page_cache", "session")
 #: The file beside the sources that names what was compiled.

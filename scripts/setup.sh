@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Installs everything personal-envs needs on a fresh Debian/Ubuntu machine with Python >= 3.11.
 #   bash scripts/setup.sh          runtime: Chromium, the CPU build of PyTorch, the package with its extras
-#   bash scripts/setup.sh --dev    the same plus the test and lint tools
-#   bash scripts/setup.sh --native also compiles the text mode with mypyc (scripts/build_native.py, ~3 min; RL speed)
+#   bash scripts/setup.sh --dev    the same plus the test and lint tools, and the compiled text mode (below), so the
+#                                  tests run what RL runs
+#   bash scripts/setup.sh --native also compiles the text mode with mypyc (scripts/build_native.py, ~5 min on 2 cores;
+#                                  1.3-1.8x the text mode's speed, the same observations)
+#   --no-native                    never compiles (with --dev: the tests run the text mode's Python sources)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
-dev=""; native=""
+dev=""; native=""; no_native=""
 for arg in "$@"; do
   case "$arg" in
-    --dev) dev=1 ;;
+    --dev) dev=1; native=1 ;;
     --native) native=1 ;;
-    *) echo "unknown option: $arg (--dev, --native)" >&2; exit 2 ;;
+    --no-native) no_native=1 ;;
+    *) echo "unknown option: $arg (--dev, --native, --no-native)" >&2; exit 2 ;;
   esac
 done
+if [ -n "$no_native" ]; then native=""; fi
 extras="rl,llm,plot"
 if [ -n "$dev" ]; then extras="rl,llm,plot,ray,docker,llmrl,dev"; fi
 if [ -n "$native" ]; then extras="${extras},native"; fi

@@ -1,5 +1,6 @@
-"""The compiled text mode (scripts/build_native.py): the guard that keeps a stale build from running, and, behind
-the ``native`` marker (it compiles for about 3 minutes), the same observations compiled and pure."""
+"""The compiled text mode (scripts/build_native.py): the guard that keeps a stale build from running; the build in
+place (``setup.sh --dev`` makes one) walked against its own sources; and, behind the ``native`` marker (it compiles
+a copy of the project for about 5 minutes), a fresh build against the sources and a source edited after it."""
 
 from __future__ import annotations
 
@@ -136,12 +137,34 @@ print(textmode.COMPILED, digest.hexdigest())
 """
 
 
+def _walk_digest(tmp_path: Path, project: Path, pure: bool) -> list[str]:
+    """``[COMPILED, digest]`` of the fixed WebMall text walk, run in a fresh interpreter on ``project``."""
+    walk = tmp_path / "walk.py"
+    walk.write_text(_WALK)
+    environment = {key: value for key, value in os.environ.items() if key != native.PURE_ENV}
+    if pure:
+        environment[native.PURE_ENV] = "1"
+    return subprocess.run([sys.executable, str(walk), str(project)], capture_output=True, text=True, cwd=project,
+                          env=environment, check=True).stdout.split()
+
+
+def test_the_build_in_place_gives_the_sources_observations(tmp_path: Path) -> None:
+    """The compiled modules this checkout runs (``setup.sh --dev`` builds them) walk WebMall's text mode to the same
+    observations and rewards as their own sources."""
+    if not textmode.COMPILED:
+        pytest.skip("no compiled text mode in this checkout (bash scripts/setup.sh --native builds it)")
+    compiled = _walk_digest(tmp_path, ROOT, pure=False)
+    pure = _walk_digest(tmp_path, ROOT, pure=True)
+    assert compiled[0] == "True" and pure[0] == "False"
+    assert compiled[1] == pure[1]
+
+
 @pytest.mark.native
 def test_compiled_and_pure_builds_give_the_same_observations(tmp_path: Path) -> None:
     """Build a copy of the project, walk WebMall's text mode compiled and pure: the same observations and rewards;
     then edit a source: the copy runs the sources again, with the warning."""
     if os.environ.get("PERSONAL_ENVS_NATIVE") != "1":
-        pytest.skip("compiles for about 3 minutes: PERSONAL_ENVS_NATIVE=1 python3 -m pytest -m native")
+        pytest.skip("compiles for about 5 minutes: PERSONAL_ENVS_NATIVE=1 python3 -m pytest -m native")
     pytest.importorskip("mypyc")
     copy = tmp_path / "project"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "*.so", STAMP_NAME, "__pycache__", "results",
@@ -149,15 +172,11 @@ def test_compiled_and_pure_builds_give_the_same_observations(tmp_path: Path) -> 
     built = subprocess.run([sys.executable, str(copy / "scripts" / "build_native.py")], capture_output=True,
                            text=True, cwd=copy)
     assert built.returncode == 0, built.stderr[-2000:]
-    walk = tmp_path / "walk.py"
-    walk.write_text(_WALK)
-    environment = {key: value for key, value in os.environ.items() if key != native.PURE_ENV}
-    compiled = subprocess.run([sys.executable, str(walk), str(copy)], capture_output=True, text=True, cwd=copy,
-                              env=environment, check=True).stdout.split()
-    pure = subprocess.run([sys.executable, str(walk), str(copy)], capture_output=True, text=True, cwd=copy,
-                          env={**environment, native.PURE_ENV: "1"}, check=True).stdout.split()
+    compiled = _walk_digest(tmp_path, copy, pure=False)
+    pure = _walk_digest(tmp_path, copy, pure=True)
     assert compiled[0] == "True" and pure[0] == "False"
     assert compiled[1] == pure[1]
+    environment = {key: value for key, value in os.environ.items() if key != native.PURE_ENV}
     with (copy / "personal_envs" / "textmode" / "css.py").open("a") as source:
         source.write("\n# edited after the build\n")
     stale = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(copy)!r}); "

@@ -23,10 +23,13 @@ other processes, so its CPU figure would not count the browser).  Then the text 
 together.  On a shared machine the wall figure follows the load; the CPU figure staying level from 1 to 4 envs says
 that nothing is serialised, so the throughput grows with the free cores.  ``--processes N`` also runs N processes
 that each step their own env at their own pace (no lockstep) and sums their rates: a vector step waits for its
-slowest env, and a step that loads a new page costs ten times one that does not.
+slowest env, and a step that loads a new page costs ten times one that does not.  ``--warmup N`` first runs N
+untimed random steps on each env (a long RL run's steady state: page caches filled, fonts loaded); by default the
+envs are timed fresh.
 
     python benchmarks/text_mode.py                      # every id, 300 steps and 20 resets per mode
     python benchmarks/text_mode.py --ids WebMall-v0 --steps 1000 --resets 50 --vector 1 4
+    python benchmarks/text_mode.py --ids WebMall-v0 --modes text --steps 3000 --warmup 500 --vector
     python benchmarks/text_mode.py --ids WebMall-v0 --modes text --steps 2000 --vector 1 2 --processes 1 2
     python benchmarks/text_mode.py --ids KnowU-General-v0 --steps 1000 --resets 50 --vector 1 4
 """
@@ -299,10 +302,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run an EnvPool of N envs answering B at a time (personal_envs.vector)")
     parser.add_argument("--vector-warmup", type=int, default=100,
                         help="untimed vector steps before the timed ones (each worker starts with empty caches)")
+    parser.add_argument("--warmup", type=int, default=0,
+                        help="untimed random steps on each env before its timed workloads (a long RL run's steady "
+                             "state: page caches filled, fonts loaded); 0 times a fresh env")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     print(machine(), f"load average {os.getloadavg()[0]:.1f}")
-    print("text mode:", "compiled (scripts/build_native.py)" if textmode.COMPILED else "Python sources")
+    build = "compiled (scripts/build_native.py)" if textmode.COMPILED else "Python sources"
+    print(f"text mode: {build}; " + (f"{args.warmup} untimed random steps per env first" if args.warmup
+                                      else "fresh envs"))
     print(f"{'id':<34} {'mode':<8} {'workload':<8} {'steps/s wall':>12} {'steps/s cpu':>12} {'resets/s wall':>14} "
           f"{'resets/s cpu':>13}")
     for env_id in args.ids:
@@ -310,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         for mode in args.modes:
             env = gym.make(env_id, render=mode, **kwargs)
             try:
+                if args.warmup:
+                    run_random(env, args.warmup, args.seed + 1000)
                 resets = run_resets(env, args.resets, args.seed)
                 second: tuple[str, Callable[[Any, int, int], Clock]] = (
                     ("replay", run_replay) if env_id.startswith("KnowU") else

@@ -220,6 +220,8 @@ def parse_line(line: str) -> AxLine | None:
 
 def _unquote(token: str) -> str:
     """The text of a quoted name: Python's ``repr`` (BrowserGym's format) or this module's own quoting."""
+    if "\\" not in token:  # most names: the quotes of a literal without escapes (``_LINE`` admits no bare quote)
+        return token[1:-1]
     try:
         value = ast.literal_eval(token)
     except (ValueError, SyntaxError):

@@ -7,7 +7,7 @@ The modules of :data:`personal_envs.textmode.native.COMPILED_MODULES` become ext
 sources, sharing one library (``personal_envs/textmode/_native__mypyc*.so``), and ``_native.json`` records the
 SHA-256 of each source compiled: an edited source makes the package run all the sources again, with a warning,
 until the next build (:func:`personal_envs.textmode.native.choose_build`).  ``PERSONAL_ENVS_PURE_PYTHON=1`` runs
-the sources without removing the build.  About 3 minutes on 2 cores.
+the sources without removing the build.  About 4.5-5 minutes on 2 cores.
 """
 
 from __future__ import annotations

@@ -269,6 +269,10 @@ def _reject_constant(name: str) -> Any:
     raise ActionError(f"action JSON contains {name}; numbers must be finite")
 
 
+#: Most keys of an action taken by :func:`_flat_copy` (a flat object of plain values: the usual action).
+_FLAT_KEYS = 64
+
+
 def check_json_value(value: Any) -> Any:
     """Check (without recursion) that ``value`` is a JSON-like tree within the limits; return a plain copy of it
     (dicts and lists) made during the check, so every container is read exactly once.
@@ -277,6 +281,48 @@ def check_json_value(value: Any) -> Any:
     without lone surrogates.  A container is read only as far as the limits allow (an endless mapping or sequence
     costs at most :data:`MAX_ACTION_NODES` items).  Raises :class:`ActionError` naming the first problem.
     """
+    flat = _flat_copy(value)
+    return flat if flat is not None else _checked_tree(value)
+
+
+def _flat_copy(value: Any, nested: bool = False) -> dict[str, Any] | None:
+    """The copy :func:`_checked_tree` makes of a small ``dict`` whose keys are ASCII ``str`` and whose values are
+    None, bool, int, finite float, ASCII ``str`` (exact types: nothing to convert) or, one level down, such a
+    ``dict`` (``{"name": ..., "arguments": {...}}``), without its general walk; None for anything else, which that
+    walk then checks."""
+    if type(value) is not dict or len(value) > _FLAT_KEYS:
+        return None
+    copy: dict[str, Any] = {}
+    chars = 0
+    for key, item in value.items():
+        if type(key) is not str or not key.isascii():
+            return None
+        kind = type(item)
+        if kind is str:
+            if not item.isascii():
+                return None
+            chars += len(item)
+        elif kind is int:
+            if item.bit_length() > 256:
+                return None
+        elif kind is float:
+            if not math.isfinite(item):
+                return None
+        elif kind is dict and not nested:
+            item = _flat_copy(item, nested=True)
+            if item is None:
+                return None
+            chars += sum(len(inner_key) + (len(inner) if type(inner) is str else 0)
+                         for inner_key, inner in item.items())
+        elif item is not None and kind is not bool:
+            return None
+        chars += len(key)
+        copy[key] = item
+    return copy if chars <= MAX_ACTION_CHARS else None
+
+
+def _checked_tree(value: Any) -> Any:
+    """:func:`check_json_value`'s general walk."""
     root: list[Any] = [None]
     stack: list[tuple[Any, int, str, Any, Any]] = [(value, 0, "action", root, 0)]
     nodes = 0

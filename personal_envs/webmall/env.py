@@ -290,6 +290,8 @@ class WebMallEnv(PersonalEnv):
         self.origins = self.cluster.origins()
         self.memories: list[tuple[int, str]] = []
         self._page: PageObservation | None = None
+        #: The instruction shown, with the task it was filled for (filled once per task, not on every step).
+        self._instruction: tuple[WebMallTask, str] | None = None
         self._paid_progress = 0.0
         self._closed = False
 
@@ -454,11 +456,17 @@ class WebMallEnv(PersonalEnv):
             return f"{error}; {notice}" if error else notice
         return error
 
+    def _instruction_text(self, task: WebMallTask) -> str:
+        """The task's goal with the live origins, as the observation shows it."""
+        if self._instruction is None or self._instruction[0] is not task:
+            self._instruction = (task, task.goal(self.origins)[:MAX_INSTRUCTION_CHARS])
+        return self._instruction[1]
+
     def _observation(self) -> dict[str, Any]:
         assert self.task is not None
         session = self.world.session
         obs: dict[str, Any] = {
-            "instruction": self.task.goal(self.origins)[:MAX_INSTRUCTION_CHARS],
+            "instruction": self._instruction_text(self.task),
             "url": "",
             "open_tabs": "",
         }

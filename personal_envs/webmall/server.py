@@ -28,6 +28,10 @@ from personal_envs.webmall.state import ShopState
 #: Largest request body accepted (bytes); larger bodies get 413.
 MAX_BODY = 1 << 20
 _REQUIRED_BILLING = ("first_name", "last_name", "address_1", "city", "state", "postcode", "email", "country")
+#: Pages a shop keeps to answer the same GET again (see :meth:`ShopApp.handle`).
+MAX_KEPT_PAGES = 128
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_PRODUCT_PATH = re.compile(r"/product/([^/]+)/?")
 _COUNTRY_CODES = {code for code, _ in COUNTRIES if code}
 
 
@@ -53,11 +57,13 @@ class ShopApp(App):
         self.state = state
         self.layout = layout_for(shop)
         self.cookie_name = f"wm_session_{port_key}"
+        #: Responses to GETs by what they show (see :meth:`handle`), each with the product whose visit it records.
+        self._kept: dict[tuple[object, ...], tuple[Response, str]] = {}
 
     # ------------------------------------------------------------------------------------------- helpers
     def _session(self, request: Request, response_headers: dict[str, str]) -> str:
         session = request.cookies.get(self.cookie_name, "")
-        if not re.fullmatch(r"[A-Za-z0-9_-]{8,64}", session):
+        if not _SESSION_ID.fullmatch(session):
             session = self.state.new_session()
             response_headers["Set-Cookie"] = f"{self.cookie_name}={session}; Path=/; HttpOnly; SameSite=Lax"
         return session
@@ -81,6 +87,39 @@ class ShopApp(App):
 
     # -------------------------------------------------------------------------------------------- routes
     def handle(self, request: Request) -> Response:
+        """Answer one request.  A GET that changes nothing is answered again from the page made the last time the
+        same URL was asked with the same cart (what such a page shows: the catalog, which does not change, the URL
+        and the cart); a product page served so still records its visit.  Requests that change or read other
+        state (posts, ``?add-to-cart=``, a new session, an order's page) are always handled."""
+        key = self._kept_key(request)
+        if key is None:
+            return self._handle(request)
+        kept = self._kept.get(key)
+        if kept is not None:
+            response, visited = kept
+            if visited:
+                self.state.record_visit(visited)
+            return Response(response.body, response.status, response.content_type, dict(response.headers))
+        response = self._handle(request)
+        if response.status in (200, 404) and not response.headers:
+            match = _PRODUCT_PATH.fullmatch(request.path)
+            product = self.shop.by_slug.get(match.group(1).lower()) if match and response.status == 200 else None
+            if len(self._kept) >= MAX_KEPT_PAGES:
+                self._kept.clear()
+            self._kept[key] = (response, product.slug if product is not None else "")
+        return response
+
+    def _kept_key(self, request: Request) -> tuple[object, ...] | None:
+        """What a GET's page depends on, or None when the request must be handled (see :meth:`handle`)."""
+        if request.method != "GET" or "add-to-cart" in request.query or request.path.startswith("/checkout/order"):
+            return None
+        session = request.cookies.get(self.cookie_name, "")
+        if not _SESSION_ID.fullmatch(session):
+            return None
+        query = tuple((name, tuple(values)) for name, values in request.query.items())
+        return request.path, query, tuple(self.state.cart(session).items())
+
+    def _handle(self, request: Request) -> Response:
         headers: dict[str, str] = {}
         session = self._session(request, headers)
         path = request.path
@@ -127,7 +166,7 @@ class ShopApp(App):
         if path == "/go":
             target = request.arg("to")
             return Response.redirect(target if target.startswith("/product-category/") else "/", 303)
-        match = re.fullmatch(r"/product/([^/]+)/?", path)
+        match = _PRODUCT_PATH.fullmatch(path)
         if match:
             return self._product(match.group(1), request, session, headers, notice=bool(added))
         match = re.fullmatch(r"/product-category/(.+?)/?", path)

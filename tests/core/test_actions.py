@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from personal_envs.core.actions import (
+    MAX_ACTION_CHARS,
     MAX_ACTION_NODES,
     ActionError,
     ActionSpec,
@@ -143,3 +144,41 @@ def test_the_checked_action_is_a_plain_copy_read_once() -> None:
 
     action = parse_action(Once(), SPECS)
     assert action.name == "search" and action.arguments == {"query": "hi"} and len(calls) == 1
+
+
+def _outcome(check: object, value: object) -> tuple[str, object]:
+    try:
+        return "ok", check(value)  # type: ignore[operator]
+    except ActionError as error:
+        return "error", str(error)
+
+
+class _Text(str):
+    pass
+
+
+def test_the_flat_action_path_copies_like_the_general_walk() -> None:
+    """Small flat objects take a short path; what it returns, and which inputs it leaves to the general walk (which
+    then refuses them), match the general walk on plain, converted and refused values alike."""
+    from personal_envs.core.actions import _checked_tree, _flat_copy, check_json_value
+    rng = np.random.default_rng(7)
+    leaves: list[object] = [None, True, False, 0, -3, 2**255, 2**300, 1.5, float("inf"), float("nan"), "click", "",
+                            "caf\u00e9", "\ud800", _Text("sub"), [1, 2], {"nested": 1}, (1,), b"bytes", 7 + 0j,
+                            {"bid": "12", "n": 2}, {"deep": {"er": 1}}, {"bad": float("nan")}, {3: "x"}]
+    keys: list[object] = ["action_type", "bid", "text", "cl\u00e9", _Text("k"), 3, ("t",)]
+    taken = 0
+    for _ in range(3000):
+        size = int(rng.integers(0, 6))
+        value = {keys[int(rng.integers(len(keys)))]: leaves[int(rng.integers(len(leaves)))] for _ in range(size)}
+        fast, general = _outcome(check_json_value, value), _outcome(_checked_tree, value)
+        assert fast == general, value
+        if fast[0] == "ok":
+            assert type(fast[1]) is dict and all(type(key) is str for key in fast[1])
+        taken += _flat_copy(value) is not None
+    assert 300 < taken < 3000  # both paths ran
+    assert _flat_copy({"text": "x" * (MAX_ACTION_CHARS + 1)}) is None
+    assert _outcome(check_json_value, {"text": "x" * (MAX_ACTION_CHARS + 1)})[0] == "error"
+    nested = {"name": "click", "arguments": {"bid": "x" * (MAX_ACTION_CHARS // 2), "text": "y" * MAX_ACTION_CHARS}}
+    assert _flat_copy(nested) is None and _outcome(check_json_value, nested)[0] == "error"
+    many = {f"k{i}": i for i in range(100)}
+    assert _flat_copy(many) is None and check_json_value(many) == many

@@ -5,6 +5,7 @@ a copy of the project for about 5 minutes), a fresh build against the sources an
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -183,3 +185,48 @@ def test_compiled_and_pure_builds_give_the_same_observations(tmp_path: Path) -> 
                             "import personal_envs.textmode as t; print(t.COMPILED)"],
                            capture_output=True, text=True, cwd=copy, env=environment, check=True)
     assert stale.stdout.split() == ["False"] and "older than its sources (css)" in stale.stderr
+
+
+def _load_build_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_native", ROOT / "scripts" / "build_native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_compilers_output_goes_to_the_log_not_the_terminal(tmp_path: Path) -> None:
+    """What the build's child processes (the C compiler) and the script itself print lands in the log; the terminal
+    shows only what comes after."""
+    log = tmp_path / "logs" / "native.log"
+    script = (f"import os, sys; sys.path.insert(0, {str(ROOT / 'scripts')!r}); import build_native as b\n"
+              f"with b.output_to(__import__('pathlib').Path({str(log)!r})):\n"
+              "    print('from the script'); os.system('echo from a child; echo to stderr >&2')\n"
+              "print('after the build')\n")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert shown.stdout.split("\n")[0] == "after the build" and shown.stderr == ""
+    assert set(log.read_text().splitlines()) == {"from the script", "from a child", "to stderr"}
+    assert _load_build_script().tail(log, 2).splitlines() == log.read_text().splitlines()[-2:]
+
+
+@pytest.mark.native
+def test_a_failed_build_shows_the_end_of_its_log(tmp_path: Path) -> None:
+    """A source mypyc rejects: the build fails, prints the error from its log, and leaves no build behind (about 3
+    minutes: mypy checks what the modules import before it finds the error)."""
+    if os.environ.get("PERSONAL_ENVS_NATIVE") != "1":
+        pytest.skip("type-checks for about 3 minutes: PERSONAL_ENVS_NATIVE=1 python3 -m pytest -m native")
+    pytest.importorskip("mypyc")
+    copy = tmp_path / "project"
+    shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", "*.so", STAMP_NAME, "__pycache__", "results",
+                                                              ".mypy_cache", ".ruff_cache", ".pytest_cache", "tests",
+                                                              "docs", "benchmarks", "examples", "docker"))
+    with (copy / "personal_envs" / "textmode" / "fonts.py").open("a") as source:
+        source.write("\nBROKEN_ON_PURPOSE: int = 'not a number'\n")
+    built = subprocess.run([sys.executable, str(copy / "scripts" / "build_native.py")], capture_output=True,
+                           text=True, cwd=copy)
+    assert built.returncode == 1
+    assert "BROKEN_ON_PURPOSE" in built.stderr or "fonts.py" in built.stderr
+    assert "the build failed" in built.stderr and "Python sources run" in built.stderr
+    assert "output in" in built.stdout and "gcc" not in built.stdout
+    assert "fonts.py" in (copy / "build" / "native.log").read_text()
+    assert not list((copy / "personal_envs" / "textmode").glob("*.so"))

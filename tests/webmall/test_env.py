@@ -306,3 +306,21 @@ def test_official_tasks_all_solved_by_the_oracle(webmall_dir: Path) -> None:
         print(table)
     finally:
         official.close()
+
+
+def test_the_instruction_follows_the_task_of_each_episode() -> None:
+    """The filled instruction is kept for an episode's steps and made again for the next episode's task."""
+    env: Any = gym.make("WebMall-v0", data_dir="shipped", render="text")
+    try:
+        inner = env.unwrapped
+        shown = []
+        for index in (0, 1, 0):
+            obs, _ = env.reset(options={"task_index": index})
+            expected = inner.task.goal(inner.origins)[:len(obs["instruction"])]
+            assert obs["instruction"] == expected and "{{" not in obs["instruction"]
+            obs, *_ = env.step({"action_type": "scroll", "delta_x": 0, "delta_y": 100})
+            assert obs["instruction"] == expected
+            shown.append(obs["instruction"])
+        assert shown[0] != shown[1] and shown[0] == shown[2]
+    finally:
+        env.close()

@@ -167,3 +167,28 @@ def test_close_stops_every_thread(shipped_catalog: Catalog) -> None:
     assert not any(name.startswith("webmall-") for name in leftover)
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=2):
         pass
+
+
+def test_a_page_answered_again_shows_the_cart_and_records_the_visit(cluster: ShopCluster,
+                                                                      shipped_catalog: Catalog) -> None:
+    """The shops answer a repeated GET from the page they made before: the same page while nothing changed, the
+    new cart count once the cart changed, a product visit recorded each time, an order's page only once it exists."""
+    opener = _opener()
+    origin = cluster.shop_origins[0]
+    product = shipped_catalog.shop(1).products[0]
+    assert _get(opener, origin + "/")[0] == 200  # the session cookie
+    first = _get(opener, origin + "/shop/")[2]
+    assert _get(opener, origin + "/shop/")[2] == first
+    count = re.compile(r'cart-contents-count[^>]*>(\d+)<')
+    assert count.findall(first) and set(count.findall(first)) == {"0"}
+    _post(opener, origin + "/cart/add", {"product": product.slug, "quantity": "2"})
+    after = _get(opener, origin + "/shop/")[2]
+    assert set(count.findall(after)) == {"2"}
+    visits = len(cluster.states[0].visits)
+    page = _get(opener, origin + product.path + "/")[2]
+    assert _get(opener, origin + product.path + "/")[2] == page
+    assert cluster.states[0].visits[visits:] == [product.slug, product.slug]
+    assert _get(opener, origin + "/checkout/order-received/1/")[0] == 404
+    _post(opener, origin + "/checkout/", BILLING)
+    assert _get(opener, origin + "/checkout/order-received/1/")[0] == 200
+    assert set(count.findall(_get(opener, origin + "/shop/")[2])) == {"0"}  # the order emptied the cart

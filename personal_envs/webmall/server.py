@@ -111,8 +111,9 @@ class ShopApp(App):
 
     def _kept_key(self, request: Request) -> tuple[object, ...] | None:
         """What a GET's page depends on, or None when the request must be handled (see :meth:`handle`)."""
-        if request.method != "GET" or "add-to-cart" in request.query or request.path.startswith("/checkout/order"):
-            return None
+        if request.method != "GET" or request.body or "add-to-cart" in request.query or \
+                request.path.startswith("/checkout/order"):
+            return None  # a body's fields count as arguments too (Request.arg)
         session = request.cookies.get(self.cookie_name, "")
         if not _SESSION_ID.fullmatch(session):
             return None

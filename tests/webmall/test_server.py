@@ -188,6 +188,10 @@ def test_a_page_answered_again_shows_the_cart_and_records_the_visit(cluster: Sho
     page = _get(opener, origin + product.path + "/")[2]
     assert _get(opener, origin + product.path + "/")[2] == page
     assert cluster.states[0].visits[visits:] == [product.slug, product.slug]
+    other = shipped_catalog.shop(1).products[1]
+    with_body = urllib.request.Request(origin + "/shop/", data=f"add-to-cart={other.slug}".encode(), method="GET")
+    opener.open(with_body, timeout=10).read()  # a GET's body fields count as arguments: not answered from the kept page
+    assert other.slug in cluster.states[0].carted_slugs()
     assert _get(opener, origin + "/checkout/order-received/1/")[0] == 404
     _post(opener, origin + "/checkout/", BILLING)
     assert _get(opener, origin + "/checkout/order-received/1/")[0] == 200
